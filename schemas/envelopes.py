@@ -1,0 +1,94 @@
+"""Envelopes: what travels on the command streams, the event logs and the result streams."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+EVENT_SCHEMA_VERSION = 1
+
+
+
+class Envelope(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CommandEnvelope(Envelope):
+    """A player's command as published on ``{p}:commands``."""
+
+    command_id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$",
+                            description="Unique per command; a re-sent command id is applied at most once.")
+    match_id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
+    seat: int = Field(ge=0, le=15)
+    type: str = Field(min_length=1, max_length=40, description="The game's command type, e.g. 'bid'.")
+    body: dict[str, Any] = Field(default_factory=dict)
+    credential: str | None = Field(default=None, max_length=128,
+                                   description="The seat credential from joining; never stored in clear.")
+    expected_version: int | None = Field(
+        default=None, ge=0, description="If set, reject unless the match is at exactly this version."
+    )
+
+
+class EventEnvelope(Envelope):
+    """One event of a match's log, as stored and as exported (one JSON line each)."""
+
+    match_id: str
+    version: int = Field(ge=1, description="1 for the first event; the log has no gaps.")
+    type: str
+    body: dict[str, Any]
+    visible_to: list[int] | None = Field(
+        default=None, description="None: public. Otherwise only these seats may see `body`."
+    )
+    redacted: dict[str, Any] | None = Field(
+        default=None, description="What everyone else sees instead of `body` when `visible_to` is set."
+    )
+    command_id: str | None = Field(default=None, description="The command that caused it; None for set-up.")
+    seat: int | None = Field(default=None, description="The seat whose command caused it.")
+    schema_version: int = EVENT_SCHEMA_VERSION
+
+    def seen_by(self, seat: int | None) -> dict[str, Any]:
+        if self.visible_to is None or (seat is not None and seat in self.visible_to):
+            return self.body
+        return self.redacted or {}
+
+    def public(self) -> EventEnvelope:
+        """The envelope with the secrets stripped, for public feeds and spectators."""
+        if self.visible_to is None:
+            return self
+        return self.model_copy(update={"body": self.redacted or {}, "redacted": None})
+
+
+class CommandResult(Envelope):
+    """The answer to one command, on ``{p}:match:<id>:results``."""
+
+    command_id: str
+    match_id: str
+    seat: int | None = None
+    status: Literal["accepted", "rejected"]
+    version: int = Field(ge=0, description="The match version after the command (accepted) or as seen (rejected).")
+    events: int = Field(default=0, ge=0, description="How many events the command appended.")
+    code: str | None = Field(default=None, description="Stable rejection code, e.g. 'not_your_turn'.")
+    reason: str | None = Field(default=None, description="Why it was rejected, for people.")
+
+
+class MatchMeta(Envelope):
+    """A match's metadata (``{p}:match:<id>:meta``)."""
+
+    match_id: str
+    game: str
+    seats: int
+    options: dict[str, Any] = Field(default_factory=dict)
+    seed: int
+    status: Literal["open", "running", "finished"] = "running"
+    credential_hashes: dict[int, str] = Field(default_factory=dict,
+                                              description="seat -> sha256 of its credential")
+
+
+class ViewRecord(Envelope):
+    """A read model as the projector stores it: one view and the version it reflects."""
+
+    match_id: str
+    key: str = Field(description="'public' or the seat number as text")
+    version: int
+    view: dict[str, Any]

@@ -1,0 +1,7 @@
+"""Every game's schemas, keyed by game name. One line per game."""
+
+from __future__ import annotations
+
+from schemas.game_schemas import GameSchemas
+
+GAME_SCHEMAS: dict[str, GameSchemas] = {}

@@ -1,0 +1,1 @@
+"""airship: an event-sourced game service for bots and chat players."""
