@@ -92,3 +92,7 @@ class ViewRecord(Envelope):
     key: str = Field(description="'public' or the seat number as text")
     version: int
     view: dict[str, Any]
+    legal: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="For a seat's record: the commands it may send now, each {'type': ..., 'body': {...}}.",
+    )

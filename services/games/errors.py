@@ -45,3 +45,9 @@ class BadOptions(Rejected):
     """Match options or seat count the game does not support."""
 
     code = "bad_options"
+
+
+class Unauthorized(Rejected):
+    """The seat credential is missing or wrong."""
+
+    code = "unauthorized"

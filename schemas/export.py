@@ -1,0 +1,67 @@
+"""Generate the JSON Schema files in ``schemas/json`` from the pydantic models, or check they are fresh."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from schemas.envelopes import CommandEnvelope, CommandResult, EventEnvelope, MatchMeta, ViewRecord
+from schemas.registry import GAME_SCHEMAS
+
+JSON_DIR = Path(__file__).parent / "json"
+ENVELOPES: tuple[type[BaseModel], ...] = (CommandEnvelope, EventEnvelope, CommandResult, MatchMeta, ViewRecord)
+
+
+def _schema(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema()
+
+
+def _by_type(models: dict[str, type[BaseModel]]) -> dict[str, Any]:
+    return {name: _schema(model) for name, model in sorted(models.items())}
+
+
+def documents() -> dict[str, dict[str, Any]]:
+    """Relative path -> JSON document, for every file that belongs in ``schemas/json``."""
+    docs: dict[str, dict[str, Any]] = {}
+    for model in ENVELOPES:
+        docs[f"envelopes/{model.__name__}.json"] = _schema(model)
+    for name, game in sorted(GAME_SCHEMAS.items()):
+        docs[f"{name}/options.json"] = _schema(game.options)
+        docs[f"{name}/commands.json"] = {
+            "title": f"{name} commands",
+            "description": "Command type -> JSON Schema of its body (CommandEnvelope.body).",
+            "commands": _by_type(game.commands),
+        }
+        docs[f"{name}/events.json"] = {
+            "title": f"{name} events",
+            "description": "Event type -> JSON Schema of its body (EventEnvelope.body or .redacted).",
+            "events": _by_type(game.events),
+        }
+        docs[f"{name}/view.json"] = _schema(game.view)
+    return docs
+
+
+def render(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=2, sort_keys=True) + "\n"
+
+
+def export(out: Path = JSON_DIR) -> list[Path]:
+    written = []
+    for rel, doc in documents().items():
+        path = out / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render(doc))
+        written.append(path)
+    return written
+
+
+def stale(out: Path = JSON_DIR) -> list[str]:
+    """Files that are missing, different, or no longer generated."""
+    docs = documents()
+    problems = [rel for rel, doc in docs.items() if not (out / rel).exists() or (out / rel).read_text() != render(doc)]
+    existing = {str(p.relative_to(out)) for p in out.rglob("*.json")}
+    problems += sorted(existing - set(docs))
+    return problems

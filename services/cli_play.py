@@ -1,0 +1,76 @@
+"""``airship play``: one complete match among bots, through the whole pipeline."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from schemas.codec import to_json_line
+from services.bots.base import BOTS, Bot
+from services.games.errors import BadOptions
+from services.pipeline.client import Client
+from services.pipeline.ports import EventStore
+from services.pipeline.runner import InProcess, MatchReport, ProgressLine, play_match
+
+
+def make_bots(spec: str, seats: int, seed: int | None) -> list[Bot]:
+    kinds = [k.strip() for k in spec.split(",") if k.strip()]
+    if len(kinds) == 1:
+        kinds *= seats
+    if len(kinds) != seats:
+        raise BadOptions(f"--bots names {len(kinds)} bots for {seats} seats")
+    bots: list[Bot] = []
+    for seat, kind in enumerate(kinds):
+        if kind not in BOTS:
+            raise BadOptions(f"unknown bot '{kind}'; known: {', '.join(sorted(BOTS))}")
+        bots.append(BOTS[kind]((seed or 0) * 1009 + seat))
+    return bots
+
+
+def save_log(store: EventStore, match_id: str, path: Path) -> int:
+    events = store.read_log(match_id)
+    with path.open("w") as f:
+        for envelope in events:
+            f.write(to_json_line(envelope) + "\n")
+    return len(events)
+
+
+def print_report(report: MatchReport) -> None:
+    outcome = report.outcome
+    scores = outcome.get("scores", [])
+    winners = set(outcome.get("winners", []))
+    print(f"match {report.meta.match_id} ({report.meta.game}, seed {report.meta.seed}) finished at version "
+          f"{report.version} after {report.commands} commands in {report.seconds:.2f}s")
+    for seat, score in enumerate(scores):
+        print(f"  seat {seat}: {score:>3} points{'  winner' if seat in winners else ''}")
+    if not winners:
+        print("  nobody won")
+
+
+def play(args: argparse.Namespace) -> int:
+    options = dict(args.option)
+    bots = make_bots(args.bots, args.players, args.seed)
+    progress = None if args.quiet else ProgressLine(f"{args.game}")
+    if args.redis:
+        from services.pipeline.redis_backend import redis_client_for_play
+
+        client, cleanup = redis_client_for_play(args.redis)
+    else:
+        embedded = InProcess()
+        client, cleanup = embedded.client(), None
+    try:
+        report = play_match(client, args.game, args.players, bots, options, args.seed, progress=progress)
+    finally:
+        if progress:
+            progress.done()
+        if cleanup:
+            cleanup()
+    print_report(report)
+    if args.save_log:
+        count = save_log(client.backend.store, report.meta.match_id, args.save_log)
+        print(f"wrote {count} events to {args.save_log}", file=sys.stderr)
+    return 0
+
+
+__all__ = ["Client", "play"]

@@ -1,0 +1,28 @@
+"""Structured logs: JSON lines on stderr carrying match id, command id and version where known."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import structlog
+
+
+def configure(level: str = "info", json: bool = True) -> None:
+    processors: list[structlog.typing.Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.processors.format_exc_info,
+        structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=False),
+    ]
+    structlog.configure(
+        processors=processors,
+        wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.upper(), logging.INFO)),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=True,
+    )
+
+
+def get_logger(component: str) -> structlog.typing.FilteringBoundLogger:
+    return structlog.get_logger(component=component)  # type: ignore[no-any-return]

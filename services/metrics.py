@@ -1,0 +1,26 @@
+"""Prometheus metrics, one registry per process. ``serve(port)`` exposes them over HTTP."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
+
+LATENCY_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
+
+COMMANDS = Counter("airship_commands_total", "Commands handled, by game and outcome", ["game", "outcome"])
+DECIDE_SECONDS = Histogram("airship_decide_seconds", "Time to load state and decide", ["game"],
+                           buckets=LATENCY_BUCKETS)
+APPEND_SECONDS = Histogram("airship_append_seconds", "Time of the atomic append", buckets=LATENCY_BUCKETS)
+CONFLICTS = Counter("airship_version_conflicts_total", "Appends refused for a stale version")
+REDELIVERIES = Counter("airship_redeliveries_total", "Commands delivered more than once")
+DEAD_LETTERS = Counter("airship_dead_letters_total", "Commands sent to the dead-letter stream")
+WORKER_ERRORS = Counter("airship_worker_errors_total", "Unexpected failures while handling a command")
+STREAM_LAG = Gauge("airship_stream_lag", "Entries not yet delivered to the group", ["stream", "partition"])
+EVENTS_PROJECTED = Counter("airship_events_projected_total", "Events applied to read models", ["game"])
+VIEW_REBUILDS = Counter("airship_view_rebuilds_total", "Read models rebuilt from the log after a gap")
+VIEWS_WRITTEN = Counter("airship_views_written_total", "View records written")
+
+
+def serve(port: int) -> None:
+    """Expose /metrics on ``port`` (0 disables)."""
+    if port:
+        start_http_server(port)

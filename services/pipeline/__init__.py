@@ -1,0 +1,1 @@
+"""The moving parts: command transport, event store, worker, projector, lobby, client."""

@@ -1,0 +1,114 @@
+"""The client library for bots and tools: create and join matches, send commands and await their
+results, read and subscribe to views.
+
+Against Redis every call is a network round trip and waits block on the streams. Against the
+in-process backend a ``pump`` callable (running the worker and projector once) is called while
+waiting, so a whole match runs in one thread, deterministically.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from schemas.codec import pack
+from schemas.envelopes import CommandEnvelope, CommandResult, MatchMeta, ViewRecord
+from services.pipeline import lobby
+from services.pipeline.ports import Backend
+
+Pump = Callable[[], None]
+
+
+class Timeout(Exception):
+    """Nothing arrived in time (the worker or projector may be down)."""
+
+
+class Client:
+    def __init__(self, backend: Backend, pump: Pump | None = None, poll_ms: int = 200) -> None:
+        self.backend = backend
+        self._pump = pump
+        self._poll_ms = poll_ms
+
+    def _wait_block_ms(self) -> int:
+        if self._pump is not None:
+            self._pump()
+            return 0
+        return self._poll_ms
+
+    # -- lobby -----------------------------------------------------------------------------------
+    def create_match(self, game: str, seats: int, options: Mapping[str, Any] | None = None,
+                     seed: int | None = None, match_id: str | None = None) -> MatchMeta:
+        return lobby.create_match(self.backend.store, game, seats, options, seed, match_id)
+
+    def join(self, match_id: str, seat: int | None = None) -> tuple[int, str]:
+        return lobby.join(self.backend.store, match_id, seat)
+
+    def matches(self, status: str | None = None) -> list[MatchMeta]:
+        return self.backend.store.list_matches(status)
+
+    # -- commands --------------------------------------------------------------------------------
+    def send(self, match_id: str, seat: int, credential: str | None, type: str, body: Mapping[str, Any],
+             command_id: str | None = None, expected_version: int | None = None) -> str:
+        command_id = command_id or uuid.uuid4().hex
+        envelope = CommandEnvelope(command_id=command_id, match_id=match_id, seat=seat, type=type,
+                                   body=dict(body), credential=credential, expected_version=expected_version)
+        self.backend.bus.publish(match_id, pack(envelope))
+        return command_id
+
+    def send_raw(self, match_id: str, data: bytes) -> str:
+        """Publish bytes as they are (for tools and tests of bad input)."""
+        return self.backend.bus.publish(match_id, data)
+
+    def wait_result(self, match_id: str, command_id: str, timeout_s: float = 30.0) -> CommandResult:
+        deadline = time.monotonic() + timeout_s
+        position = "0"
+        while True:
+            found = self.backend.store.result(match_id, command_id)
+            if found is not None:
+                return found
+            if time.monotonic() > deadline:
+                raise Timeout(f"no result for command {command_id} within {timeout_s}s")
+            block = self._wait_block_ms()
+            if block:
+                news = self.backend.store.read_results(match_id, position, block)
+                position = news[-1][0] if news else position
+
+    def call(self, match_id: str, seat: int, credential: str | None, type: str, body: Mapping[str, Any],
+             timeout_s: float = 30.0, command_id: str | None = None) -> CommandResult:
+        """Send a command and wait for its result."""
+        command_id = self.send(match_id, seat, credential, type, body, command_id)
+        return self.wait_result(match_id, command_id, timeout_s)
+
+    # -- views -----------------------------------------------------------------------------------
+    def view(self, match_id: str, key: str | int = "public") -> ViewRecord | None:
+        return self.backend.views.get_view(match_id, str(key))
+
+    def wait_view(self, match_id: str, key: str | int = "public", min_version: int = 0,
+                  timeout_s: float = 30.0) -> ViewRecord:
+        """The view once it reflects at least ``min_version``."""
+        deadline = time.monotonic() + timeout_s
+        position = "0"
+        while True:
+            record = self.view(match_id, key)
+            if record is not None and record.version >= min_version:
+                return record
+            if time.monotonic() > deadline:
+                raise Timeout(f"view {key} of {match_id} did not reach version {min_version} in {timeout_s}s")
+            block = self._wait_block_ms()
+            if block:
+                updates = self.backend.views.read_updates(match_id, position, block)
+                position = updates[-1][0] if updates else position
+
+    def subscribe(self, match_id: str, key: str | int = "public", after_version: int = 0,
+                  timeout_s: float | None = None) -> Iterator[ViewRecord]:
+        """Every new version of a view after ``after_version``, in order, each once; stops at the match end
+        (after yielding the final view) or when nothing arrives within ``timeout_s``."""
+        seen = after_version
+        while True:
+            record = self.wait_view(match_id, key, seen + 1, timeout_s if timeout_s is not None else 3600.0)
+            seen = record.version
+            yield record
+            if record.view.get("finished"):
+                return

@@ -1,0 +1,67 @@
+"""Every Redis key name, in one place. A match belongs to partition ``crc32(match_id) % P``; every key of
+a partition carries the hash tag ``{p}`` so on Redis Cluster a partition lives in one slot and a Lua
+script may touch all of its keys atomically."""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+DEFAULT_PARTITIONS = 16
+WORKERS_GROUP = "workers"
+PROJECTORS_GROUP = "projectors"
+
+
+def partition_of(match_id: str, partitions: int) -> int:
+    return zlib.crc32(match_id.encode()) % partitions
+
+
+@dataclass(frozen=True, slots=True)
+class Keys:
+    """Key names under a deployment-wide ``prefix`` (tests use their own prefix)."""
+
+    prefix: str = "airship"
+    partitions: int = DEFAULT_PARTITIONS
+
+    def tag(self, partition: int) -> str:
+        return f"{self.prefix}:{{{partition}}}"
+
+    def commands(self, partition: int) -> str:
+        return f"{self.tag(partition)}:commands"
+
+    def feed(self, partition: int) -> str:
+        return f"{self.tag(partition)}:feed"
+
+    def dead(self, partition: int) -> str:
+        return f"{self.tag(partition)}:dead"
+
+    def matches(self, partition: int) -> str:
+        """Sorted set of the partition's match ids (score: creation order)."""
+        return f"{self.tag(partition)}:matches"
+
+    def match(self, match_id: str, part: str) -> str:
+        p = partition_of(match_id, self.partitions)
+        return f"{self.tag(p)}:match:{match_id}:{part}"
+
+    def log(self, match_id: str) -> str:
+        return self.match(match_id, "log")
+
+    def meta(self, match_id: str) -> str:
+        return self.match(match_id, "meta")
+
+    def seen(self, match_id: str) -> str:
+        """Hash command id -> packed result: the at-most-once record."""
+        return self.match(match_id, "seen")
+
+    def results(self, match_id: str) -> str:
+        return self.match(match_id, "results")
+
+    def view(self, match_id: str, key: str) -> str:
+        return self.match(match_id, f"view:{key}")
+
+    def updates(self, match_id: str) -> str:
+        """Stream announcing every new view version of the match."""
+        return self.match(match_id, "updates")
+
+    def snapshot(self, match_id: str) -> str:
+        return self.match(match_id, "snapshot")

@@ -1,0 +1,260 @@
+"""The in-process backend: the embedded default of ``airship play`` on a machine without Redis.
+
+It implements the same interfaces as the Redis backend (:mod:`services.pipeline.ports`) with the same
+semantics, including consumer groups and the atomic append, so the contract tests run against both.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from schemas.codec import pack, unpack
+from schemas.envelopes import CommandResult, EventEnvelope, MatchMeta, ViewRecord
+from services.pipeline.keys import DEFAULT_PARTITIONS, PROJECTORS_GROUP, WORKERS_GROUP, partition_of
+from services.pipeline.memstream import MemStream
+from services.pipeline.ports import AppendOutcome, AppendStatus, Delivery
+
+T = TypeVar("T")
+FEED_MAXLEN = 100_000
+RESULTS_MAXLEN = 1_000
+
+
+class _Blocking:
+    """Shared blocking-read helper: poll ``read`` until it yields something or time runs out."""
+
+    def __init__(self, cond: threading.Condition) -> None:
+        self._cond = cond
+
+    def wait_read(self, read: Callable[[], list[T]], block_ms: int) -> list[T]:
+        deadline = time.monotonic() + block_ms / 1000
+        with self._cond:
+            while True:
+                out = read()
+                remaining = deadline - time.monotonic()
+                if out or remaining <= 0:
+                    return out
+                self._cond.wait(remaining)
+
+
+class MemoryBus(_Blocking):
+    def __init__(self, cond: threading.Condition, partitions: int) -> None:
+        super().__init__(cond)
+        self.partitions = partitions
+        self._streams = [MemStream(f"{{{p}}}:commands", cond) for p in range(partitions)]
+        self._by_name = {s.name: s for s in self._streams}
+        self.dead: list[tuple[bytes, str]] = []
+
+    def publish(self, match_id: str, data: bytes) -> str:
+        return self._streams[partition_of(match_id, self.partitions)].add(data)
+
+    def read(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
+        def once() -> list[Delivery]:
+            out: list[Delivery] = []
+            for stream in self._streams:
+                out.extend(stream.read_group(WORKERS_GROUP, consumer, count - len(out)))
+                if len(out) >= count:
+                    break
+            return out
+
+        return self.wait_read(once, block_ms)
+
+    def ack(self, delivery: Delivery) -> None:
+        self._by_name[delivery.stream].ack(WORKERS_GROUP, delivery.entry_id)
+
+    def claim_stale(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
+        out: list[Delivery] = []
+        for stream in self._streams:
+            out.extend(stream.claim(WORKERS_GROUP, consumer, min_idle_ms, count - len(out)))
+        return out
+
+    def dead_letter(self, delivery: Delivery, error: str) -> None:
+        with self._cond:
+            self.dead.append((delivery.data, error))
+        self.ack(delivery)
+
+    def lag(self) -> dict[int, int]:
+        with self._cond:
+            return {p: s.undelivered(WORKERS_GROUP) for p, s in enumerate(self._streams)}
+
+
+class _Match:
+    __slots__ = ("log", "meta", "results", "seen", "updates", "views")
+
+    def __init__(self, meta: MatchMeta, cond: threading.Condition) -> None:
+        self.meta = meta
+        self.log: list[EventEnvelope] = []
+        self.seen: dict[str, CommandResult] = {}
+        self.results = MemStream(f"{meta.match_id}:results", cond, RESULTS_MAXLEN)
+        self.views: dict[str, ViewRecord] = {}
+        self.updates = MemStream(f"{meta.match_id}:updates", cond)
+
+
+class MemoryStore(_Blocking):
+    def __init__(self, cond: threading.Condition, partitions: int) -> None:
+        super().__init__(cond)
+        self.partitions = partitions
+        self._matches: dict[str, _Match] = {}
+        self._feeds = [MemStream(f"{{{p}}}:feed", cond, FEED_MAXLEN) for p in range(partitions)]
+        self._feeds_by_name = {s.name: s for s in self._feeds}
+
+    # -- matches ---------------------------------------------------------------------------------
+    def _get(self, match_id: str) -> _Match | None:
+        return self._matches.get(match_id)
+
+    def create_match(self, meta: MatchMeta, events: Sequence[EventEnvelope]) -> bool:
+        with self._cond:
+            if meta.match_id in self._matches:
+                return False
+            self._matches[meta.match_id] = _Match(meta, self._cond)
+            self._add_events(meta.match_id, events)
+            return True
+
+    def meta(self, match_id: str) -> MatchMeta | None:
+        with self._cond:
+            match = self._get(match_id)
+            return match.meta if match else None
+
+    def claim_seat(self, match_id: str, seat: int, credential_hash: str) -> MatchMeta | None:
+        with self._cond:
+            match = self._get(match_id)
+            if match is None or seat in match.meta.credential_hashes or not 0 <= seat < match.meta.seats:
+                return None
+            hashes = {**match.meta.credential_hashes, seat: credential_hash}
+            status = "running" if len(hashes) == match.meta.seats else match.meta.status
+            match.meta = match.meta.model_copy(update={"credential_hashes": hashes, "status": status})
+            return match.meta
+
+    def list_matches(self, status: str | None = None, limit: int = 100) -> list[MatchMeta]:
+        with self._cond:
+            metas = [m.meta for m in self._matches.values() if status is None or m.meta.status == status]
+            return metas[:limit]
+
+    def version(self, match_id: str) -> int:
+        with self._cond:
+            match = self._get(match_id)
+            return len(match.log) if match else 0
+
+    def read_log(self, match_id: str, after: int = 0, limit: int | None = None) -> list[EventEnvelope]:
+        with self._cond:
+            match = self._get(match_id)
+            if match is None:
+                return []
+            end = len(match.log) if limit is None else min(len(match.log), after + limit)
+            return match.log[after:end]
+
+    def _add_events(self, match_id: str, events: Sequence[EventEnvelope]) -> None:
+        match = self._matches[match_id]
+        feed = self._feeds[partition_of(match_id, self.partitions)]
+        for event in events:
+            match.log.append(event)
+            feed.add(pack(event))
+
+    def append(
+        self,
+        match_id: str,
+        expected_version: int,
+        events: Sequence[EventEnvelope],
+        result: CommandResult,
+        finished: bool = False,
+    ) -> AppendOutcome:
+        with self._cond:
+            match = self._get(match_id)
+            if match is None:
+                raise KeyError(f"unknown match {match_id}")
+            earlier = match.seen.get(result.command_id)
+            if earlier is not None:
+                return AppendOutcome(AppendStatus.DUPLICATE, len(match.log), earlier)
+            if events and len(match.log) != expected_version:
+                return AppendOutcome(AppendStatus.CONFLICT, len(match.log))
+            self._add_events(match_id, events)
+            match.seen[result.command_id] = result
+            match.results.add(pack(result))
+            if finished:
+                match.meta = match.meta.model_copy(update={"status": "finished"})
+            return AppendOutcome(AppendStatus.APPENDED, len(match.log), result)
+
+    def result(self, match_id: str, command_id: str) -> CommandResult | None:
+        with self._cond:
+            match = self._get(match_id)
+            return match.seen.get(command_id) if match else None
+
+    def read_results(self, match_id: str, after: str, block_ms: int) -> list[tuple[str, CommandResult]]:
+        match = self._get(match_id)
+        if match is None:
+            return []
+        start = int(after.split("-")[0])
+
+        def once() -> list[tuple[str, CommandResult]]:
+            return [(f"{seq}-0", unpack(CommandResult, data)) for seq, data in match.results.range(start)]
+
+        return self.wait_read(once, block_ms)
+
+    # -- feed ------------------------------------------------------------------------------------
+    def read_feed(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
+        def once() -> list[Delivery]:
+            out: list[Delivery] = []
+            for feed in self._feeds:
+                out.extend(feed.read_group(PROJECTORS_GROUP, consumer, count - len(out)))
+                if len(out) >= count:
+                    break
+            return out
+
+        return self.wait_read(once, block_ms)
+
+    def ack_feed(self, delivery: Delivery) -> None:
+        self._feeds_by_name[delivery.stream].ack(PROJECTORS_GROUP, delivery.entry_id)
+
+    def claim_stale_feed(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
+        out: list[Delivery] = []
+        for feed in self._feeds:
+            out.extend(feed.claim(PROJECTORS_GROUP, consumer, min_idle_ms, count - len(out)))
+        return out
+
+    # -- views -----------------------------------------------------------------------------------
+    def put_views(self, match_id: str, records: Sequence[ViewRecord]) -> None:
+        with self._cond:
+            match = self._get(match_id)
+            if match is None:
+                return
+            for record in records:
+                current = match.views.get(record.key)
+                if current is not None and current.version >= record.version:
+                    continue
+                match.views[record.key] = record
+                match.updates.add(f"{record.key}\n{record.version}".encode())
+
+    def get_view(self, match_id: str, key: str) -> ViewRecord | None:
+        with self._cond:
+            match = self._get(match_id)
+            return match.views.get(key) if match else None
+
+    def read_updates(self, match_id: str, after: str, block_ms: int) -> list[tuple[str, str, int]]:
+        match = self._get(match_id)
+        if match is None:
+            return []
+        start = int(after.split("-")[0])
+
+        def once() -> list[tuple[str, str, int]]:
+            out = []
+            for seq, data in match.updates.range(start):
+                key, version = data.decode().split("\n")
+                out.append((f"{seq}-0", key, int(version)))
+            return out
+
+        return self.wait_read(once, block_ms)
+
+
+class MemoryBackend:
+    """Everything in one process: command bus, event store and view store."""
+
+    def __init__(self, partitions: int = DEFAULT_PARTITIONS) -> None:
+        cond = threading.Condition(threading.RLock())
+        self.bus = MemoryBus(cond, partitions)
+        self.store = MemoryStore(cond, partitions)
+        self.views = self.store
+
+    def close(self) -> None:
+        return None

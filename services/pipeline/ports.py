@@ -1,0 +1,148 @@
+"""The interfaces the worker, projector and clients speak. Two implementations exist:
+:mod:`services.pipeline.memory` (in-process, the embedded default) and the Redis one. One contract test
+suite (tests/pipeline/contract.py) runs against both.
+
+Streams follow Redis Streams semantics: entries have ids, consumer groups track what each consumer was
+given (pending until acknowledged), and entries left pending by a dead consumer are claimed by another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Protocol
+
+from schemas.envelopes import CommandResult, EventEnvelope, MatchMeta, ViewRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """One stream entry handed to a consumer. ``deliveries`` counts how often it was handed out."""
+
+    stream: str
+    entry_id: str
+    data: bytes
+    deliveries: int = 1
+
+
+class AppendStatus(Enum):
+    APPENDED = "appended"
+    DUPLICATE = "duplicate"  # the command id was seen before: ``result`` is the earlier result
+    CONFLICT = "conflict"  # the match is not at the expected version: reload and decide again
+
+
+@dataclass(frozen=True, slots=True)
+class AppendOutcome:
+    status: AppendStatus
+    version: int
+    result: CommandResult | None = None
+
+
+class CommandBus(Protocol):
+    """Commands in, per partition, read through the consumer group ``workers``."""
+
+    partitions: int
+
+    def publish(self, match_id: str, data: bytes) -> str:
+        """Add a packed command envelope to its match's partition stream; returns the entry id."""
+        ...
+
+    def read(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
+        """New entries for this consumer from every partition (at most ``count`` in all)."""
+        ...
+
+    def ack(self, delivery: Delivery) -> None: ...
+
+    def claim_stale(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
+        """Take over entries pending longer than ``min_idle_ms`` with other consumers (XAUTOCLAIM)."""
+        ...
+
+    def dead_letter(self, delivery: Delivery, error: str) -> None:
+        """Record a command that failed repeatedly (``{p}:dead``) and acknowledge it."""
+        ...
+
+    def lag(self) -> dict[int, int]:
+        """Entries not yet delivered, per partition."""
+        ...
+
+
+class EventStore(Protocol):
+    """Match metadata, event logs, results and the partition feeds."""
+
+    partitions: int
+
+    def create_match(self, meta: MatchMeta, events: Sequence[EventEnvelope]) -> bool:
+        """Store a new match with its set-up events (versions 1..k). False if the id is taken."""
+        ...
+
+    def meta(self, match_id: str) -> MatchMeta | None: ...
+
+    def claim_seat(self, match_id: str, seat: int, credential_hash: str) -> MatchMeta | None:
+        """Give a free seat its credential hash; the match runs once every seat is taken.
+        Returns the new meta, or None when the seat was already taken (or the match is unknown)."""
+        ...
+
+    def list_matches(self, status: str | None = None, limit: int = 100) -> list[MatchMeta]: ...
+
+    def version(self, match_id: str) -> int: ...
+
+    def read_log(self, match_id: str, after: int = 0, limit: int | None = None) -> list[EventEnvelope]:
+        """Events with version > ``after``, in order."""
+        ...
+
+    def append(
+        self,
+        match_id: str,
+        expected_version: int,
+        events: Sequence[EventEnvelope],
+        result: CommandResult,
+        finished: bool = False,
+    ) -> AppendOutcome:
+        """Atomically: if ``result.command_id`` was seen, return DUPLICATE with the earlier result;
+        if the log is not at ``expected_version``, CONFLICT; else add the events to the log and the feed,
+        record the result (and mark the match finished). ``events`` may be empty (a rejection)."""
+        ...
+
+    def result(self, match_id: str, command_id: str) -> CommandResult | None: ...
+
+    def read_results(self, match_id: str, after: str, block_ms: int) -> list[tuple[str, CommandResult]]:
+        """Results after stream position ``after`` ("0" for all)."""
+        ...
+
+    def read_feed(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
+        """New feed entries (packed EventEnvelope) for consumer group ``projectors``."""
+        ...
+
+    def ack_feed(self, delivery: Delivery) -> None: ...
+
+    def claim_stale_feed(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]: ...
+
+
+class ViewStore(Protocol):
+    """Read models: one record per (match, key), key 'public' or a seat number as text."""
+
+    def put_views(self, match_id: str, records: Sequence[ViewRecord]) -> None:
+        """Write the records (only those newer than what is stored) and announce each new version."""
+        ...
+
+    def get_view(self, match_id: str, key: str) -> ViewRecord | None: ...
+
+    def read_updates(self, match_id: str, after: str, block_ms: int) -> list[tuple[str, str, int]]:
+        """Announcements after stream position ``after``: (position, key, version)."""
+        ...
+
+
+class Backend(Protocol):
+    """A complete backend: what ``airship play`` and the client need."""
+
+    @property
+    def bus(self) -> CommandBus: ...
+
+    @property
+    def store(self) -> EventStore: ...
+
+    @property
+    def views(self) -> ViewStore: ...
+
+    def close(self) -> None: ...

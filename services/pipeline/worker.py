@@ -1,0 +1,239 @@
+"""The stateless command handler.
+
+For each command: check the envelope and the seat credential, load the match state (cache, then the
+log), run the game's ``decide`` with the rng derived from the match seed and version, and append the
+events with the store's atomic append (which also records the result and refuses a command id it has
+seen). A version conflict reloads and decides again. The delivery is acknowledged only after the
+append, so a worker killed at any instant loses nothing: another claims the pending command, and the
+command id makes the second attempt return the first result.
+
+Failures are sorted in one place (:meth:`Worker.process`): a rejection is a result; an unexpected
+error leaves the command pending for a retry; a command delivered more than ``max_deliveries`` times
+goes to the dead-letter stream and its sender gets a rejection.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from schemas.codec import DecodeError, unpack, unpack_obj
+from schemas.envelopes import CommandEnvelope, CommandResult, MatchMeta
+from services import metrics
+from services.games.base import Command
+from services.games.errors import BadCommand, GameOver, NotYourTurn, Rejected, Unauthorized
+from services.games.rng import derive_rng
+from services.logs import get_logger
+from services.pipeline.ports import AppendStatus, CommandBus, Delivery, EventStore
+from services.pipeline.states import StateCache, to_envelope
+
+log = get_logger("worker")
+
+
+class Retry(Exception):
+    """The command could not be completed now (e.g. repeated conflicts); leave it pending."""
+
+
+class Unanswerable(Exception):
+    """Nobody can be answered (unknown match, unreadable envelope): record it as a dead letter."""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerSettings:
+    batch_size: int = 64
+    block_ms: int = 1000
+    max_deliveries: int = 5
+    claim_idle_ms: int = 30_000
+    claim_every_s: float = 5.0
+    conflict_retries: int = 8
+
+
+def hash_credential(credential: str) -> str:
+    return hashlib.sha256(credential.encode()).hexdigest()
+
+
+def _rejection(env: CommandEnvelope, version: int, err: Rejected) -> CommandResult:
+    return CommandResult(command_id=env.command_id, match_id=env.match_id, seat=env.seat, status="rejected",
+                         version=version, code=err.code, reason=err.reason)
+
+
+def salvage_ids(data: bytes) -> tuple[str, str] | None:
+    """(match_id, command_id) from a malformed envelope, when both are readable and well-formed."""
+    try:
+        obj = unpack_obj(data)
+    except DecodeError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    match_id, command_id = obj.get("match_id"), obj.get("command_id")
+    if not (isinstance(match_id, str) and isinstance(command_id, str)):
+        return None
+    try:
+        CommandEnvelope(command_id=command_id, match_id=match_id, seat=0, type="x")
+    except ValueError:
+        return None
+    return match_id, command_id
+
+
+class Worker:
+    def __init__(
+        self, bus: CommandBus, store: EventStore, consumer: str, settings: WorkerSettings | None = None
+    ) -> None:
+        self.bus = bus
+        self.store = store
+        self.consumer = consumer
+        self.settings = settings or WorkerSettings()
+        self.cache = StateCache(store)
+        self._last_claim = 0.0
+        self.stopping = threading.Event()
+
+    # -- the loop --------------------------------------------------------------------------------
+    def run(self, should_stop: Callable[[], bool] | None = None) -> None:
+        """Serve until ``stop()`` (or SIGTERM via the CLI); the batch in hand is always finished."""
+        log.info("worker started", consumer=self.consumer)
+        while not self.stopping.is_set() and not (should_stop and should_stop()):
+            self.run_once()
+        log.info("worker stopped", consumer=self.consumer)
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def run_once(self, block_ms: int | None = None) -> int:
+        """Claim stale commands when due, read a batch, handle it. Returns how many were handled."""
+        deliveries: list[Delivery] = []
+        now = time.monotonic()
+        if now - self._last_claim >= self.settings.claim_every_s:
+            self._last_claim = now
+            deliveries = self.bus.claim_stale(self.consumer, self.settings.claim_idle_ms,
+                                              self.settings.batch_size)
+        if not deliveries:
+            block = self.settings.block_ms if block_ms is None else block_ms
+            deliveries = self.bus.read(self.consumer, self.settings.batch_size, block)
+        for delivery in deliveries:
+            self.process(delivery)
+        return len(deliveries)
+
+    def process(self, delivery: Delivery) -> CommandResult | None:
+        """Handle one delivery; every failure is sorted here: result, retry later, or dead letter."""
+        if delivery.deliveries > 1:
+            metrics.REDELIVERIES.inc()
+        if delivery.deliveries > self.settings.max_deliveries:
+            return self._give_up(delivery, "failed repeatedly; sent to the dead-letter stream")
+        try:
+            result = self.handle(delivery.data)
+        except Unanswerable as e:
+            metrics.COMMANDS.labels("unknown", "rejected").inc()
+            metrics.DEAD_LETTERS.inc()
+            log.warning("unanswerable command", entry=delivery.entry_id, reason=str(e))
+            self.bus.dead_letter(delivery, str(e))
+            return None
+        except Retry as e:
+            log.warning("command left pending", entry=delivery.entry_id, error=str(e))
+            return None
+        except Exception as e:  # a bug or an infrastructure failure: never stop the worker
+            metrics.WORKER_ERRORS.inc()
+            log.exception("command failed", entry=delivery.entry_id, error=repr(e))
+            return None
+        self.bus.ack(delivery)
+        return result
+
+    def _give_up(self, delivery: Delivery, reason: str) -> CommandResult | None:
+        metrics.DEAD_LETTERS.inc()
+        self.bus.dead_letter(delivery, reason)
+        ids = salvage_ids(delivery.data)
+        if ids is None or self.store.meta(ids[0]) is None:
+            log.warning("dead letter without a reachable sender", entry=delivery.entry_id)
+            return None
+        match_id, command_id = ids
+        result = CommandResult(command_id=command_id, match_id=match_id, status="rejected",
+                               version=self.store.version(match_id), code="failed", reason=reason)
+        outcome = self.store.append(match_id, result.version, [], result)
+        log.warning("dead letter", match_id=match_id, command_id=command_id)
+        return outcome.result
+
+    # -- one command -----------------------------------------------------------------------------
+    def handle(self, data: bytes) -> CommandResult | None:
+        try:
+            env = unpack(CommandEnvelope, data)
+        except DecodeError as e:
+            return self._reject_malformed(data, e)
+        meta = self.store.meta(env.match_id)
+        if meta is None:
+            raise Unanswerable(f"unknown match '{env.match_id}'")
+        game_name = meta.game
+        try:
+            self._check_seat(meta, env)
+        except Rejected as err:
+            return self._record(env, meta, _rejection(env, self.store.version(env.match_id), err))
+        earlier = self.store.result(env.match_id, env.command_id)
+        if earlier is not None:
+            return earlier
+        for _ in range(self.settings.conflict_retries):
+            started = time.perf_counter()
+            loaded = self.cache.load(meta)
+            version = loaded.version
+            try:
+                if env.expected_version is not None and env.expected_version != version:
+                    raise Rejected(f"the match is at version {version}, not {env.expected_version}")
+                command = Command(env.seat, env.type, env.body)
+                events = loaded.game.decide(loaded.state, command, derive_rng(meta.seed, version))
+            except Rejected as err:
+                metrics.DECIDE_SECONDS.labels(game_name).observe(time.perf_counter() - started)
+                return self._record(env, meta, _rejection(env, version, err))
+            metrics.DECIDE_SECONDS.labels(game_name).observe(time.perf_counter() - started)
+            state = loaded.state
+            for event in events:
+                state = loaded.game.evolve(state, event)
+            envelopes = [to_envelope(env.match_id, version + i + 1, e, env.command_id, env.seat)
+                         for i, e in enumerate(events)]
+            result = CommandResult(command_id=env.command_id, match_id=env.match_id, seat=env.seat,
+                                   status="accepted", version=version + len(events), events=len(events))
+            finished = loaded.game.outcome(state) is not None
+            started = time.perf_counter()
+            outcome = self.store.append(env.match_id, version, envelopes, result, finished)
+            metrics.APPEND_SECONDS.observe(time.perf_counter() - started)
+            if outcome.status is AppendStatus.APPENDED:
+                loaded.state, loaded.version = state, outcome.version
+                metrics.COMMANDS.labels(game_name, "accepted").inc()
+                log.debug("accepted", match_id=env.match_id, command_id=env.command_id, version=outcome.version)
+                return result
+            if outcome.status is AppendStatus.DUPLICATE:
+                return outcome.result
+            metrics.CONFLICTS.inc()
+        raise Retry(f"{self.settings.conflict_retries} version conflicts in a row on {env.match_id}")
+
+    def _check_seat(self, meta: MatchMeta, env: CommandEnvelope) -> None:
+        if not 0 <= env.seat < meta.seats:
+            raise BadCommand(f"seat {env.seat} does not exist; this match has seats 0 to {meta.seats - 1}")
+        expected = meta.credential_hashes.get(env.seat)
+        if expected is None:
+            raise NotYourTurn(f"seat {env.seat} has not been joined yet")
+        given = hash_credential(env.credential) if env.credential else ""
+        if not hmac.compare_digest(expected, given):
+            raise Unauthorized("wrong or missing seat credential")
+        if meta.status == "open":
+            raise NotYourTurn("the match is waiting for players to join")
+        if meta.status == "finished":
+            raise GameOver("the match is over")
+
+    def _record(self, env: CommandEnvelope, meta: MatchMeta, result: CommandResult) -> CommandResult | None:
+        metrics.COMMANDS.labels(meta.game, "rejected").inc()
+        log.info("rejected", match_id=env.match_id, command_id=env.command_id, seat=env.seat,
+                 code=result.code, reason=result.reason)
+        outcome = self.store.append(env.match_id, result.version, [], result)
+        return outcome.result
+
+    def _reject_malformed(self, data: bytes, err: DecodeError) -> CommandResult | None:
+        ids = salvage_ids(data)
+        if ids is None or self.store.meta(ids[0]) is None:
+            raise Unanswerable(f"malformed envelope: {err}")
+        match_id, command_id = ids
+        result = CommandResult(command_id=command_id, match_id=match_id, status="rejected",
+                               version=self.store.version(match_id), code="bad_envelope",
+                               reason=f"malformed command envelope: {err}")
+        metrics.COMMANDS.labels("unknown", "rejected").inc()
+        return self.store.append(match_id, result.version, [], result).result

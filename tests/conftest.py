@@ -1,0 +1,5 @@
+"""Shared fixtures. Redis tests use their own key prefix per run and clean up after themselves."""
+
+from __future__ import annotations
+
+import tests.pipeline.nim  # noqa: F401  (registers the test game)
