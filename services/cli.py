@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from services import cli_redis
 from services.games import GAMES
 from services.games.errors import Rejected
 
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_play(sub)
     _add_schemas(sub)
     sub.add_parser("games", help="list the games and their options")
+    cli_redis.add_parsers(sub)
     return parser
 
 
@@ -80,7 +82,7 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"play": cmd_play, "schemas": cmd_schemas, "games": cmd_games}
+COMMANDS = {"play": cmd_play, "schemas": cmd_schemas, "games": cmd_games, **cli_redis.COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
