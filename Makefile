@@ -1,0 +1,42 @@
+# The two commands of the README:
+#   make play   — a complete match among bots through the whole pipeline (in-process; REDIS=url for Redis)
+#   make test   — install everything, start Redis if none runs, lint, type-check and run every test
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+GAME   ?= moderne-zeiten
+PLAYERS ?= 4
+SEED   ?= 7
+ARGS   ?=
+export AIRSHIP_TEST_REDIS_URL ?= redis://127.0.0.1:6379/9
+
+.PHONY: play test lint install schemas bench clean
+
+$(BIN)/airship: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+install: $(BIN)/airship
+
+play: install
+	$(BIN)/airship play --game $(GAME) --players $(PLAYERS) --seed $(SEED) $(if $(REDIS),--redis $(REDIS)) $(ARGS)
+
+lint: install
+	$(BIN)/ruff check services schemas tests
+	$(BIN)/mypy
+	$(BIN)/airship schemas check
+
+test: lint
+	bash infra/dev/ensure-redis.sh
+	$(BIN)/python -m pytest
+
+schemas: install
+	$(BIN)/airship schemas export
+
+bench: install
+	$(BIN)/airship bench reducers
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

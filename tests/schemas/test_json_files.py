@@ -1,0 +1,28 @@
+"""The checked-in JSON Schema files are what the models generate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from schemas import export
+
+
+def test_checked_in_json_schemas_are_fresh() -> None:
+    problems = export.stale()
+    assert problems == [], f"stale JSON Schema files {problems}: run `airship schemas export`"
+
+
+def test_stale_detects_an_edited_and_an_orphan_file(tmp_path: Path) -> None:
+    export.export(tmp_path)
+    assert export.stale(tmp_path) == []
+    target = tmp_path / "envelopes" / "CommandEnvelope.json"
+    target.write_text(target.read_text().replace("command_id", "cmd_id"))
+    (tmp_path / "envelopes" / "Gone.json").write_text("{}")
+    assert export.stale(tmp_path) == ["envelopes/CommandEnvelope.json", "envelopes/Gone.json"]
+
+
+def test_every_registered_game_has_schemas() -> None:
+    from schemas.registry import GAME_SCHEMAS
+    from services.games import GAMES
+
+    assert {name for name in GAMES if name != "nim"} <= set(GAME_SCHEMAS)
