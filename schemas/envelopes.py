@@ -45,6 +45,11 @@ class EventEnvelope(Envelope):
     )
     command_id: str | None = Field(default=None, description="The command that caused it; None for set-up.")
     seat: int | None = Field(default=None, description="The seat whose command caused it.")
+    command: dict[str, Any] | None = Field(
+        default=None,
+        description="On the first event of each command: the command itself ({'type', 'body'}), so a log can be "
+        "verified by deciding again. Only its sender and operators see it.",
+    )
     schema_version: int = EVENT_SCHEMA_VERSION
 
     def seen_by(self, seat: int | None) -> dict[str, Any]:
@@ -54,9 +59,16 @@ class EventEnvelope(Envelope):
 
     def public(self) -> EventEnvelope:
         """The envelope with the secrets stripped, for public feeds and spectators."""
-        if self.visible_to is None:
-            return self
-        return self.model_copy(update={"body": self.redacted or {}, "redacted": None})
+        return self.for_seat(None)
+
+    def for_seat(self, seat: int | None) -> EventEnvelope:
+        """The envelope as ``seat`` (None: a spectator) may see it: secrets and others' commands removed."""
+        update: dict[str, Any] = {}
+        if self.visible_to is not None and (seat is None or seat not in self.visible_to):
+            update.update(body=self.redacted or {}, redacted=None, visible_to=None)
+        if self.command is not None and (seat is None or seat != self.seat):
+            update["command"] = None
+        return self.model_copy(update=update) if update else self
 
 
 class CommandResult(Envelope):

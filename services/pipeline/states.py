@@ -22,7 +22,12 @@ def to_event(envelope: EventEnvelope) -> Event:
 
 
 def to_envelope(
-    match_id: str, version: int, event: Event, command_id: str | None = None, seat: int | None = None
+    match_id: str,
+    version: int,
+    event: Event,
+    command_id: str | None = None,
+    seat: int | None = None,
+    command: dict[str, Any] | None = None,
 ) -> EventEnvelope:
     return EventEnvelope(
         match_id=match_id,
@@ -33,6 +38,7 @@ def to_envelope(
         redacted=event.redacted,
         command_id=command_id,
         seat=seat,
+        command=command,
     )
 
 

@@ -188,7 +188,9 @@ class Worker:
             state = loaded.state
             for event in events:
                 state = loaded.game.evolve(state, event)
-            envelopes = [to_envelope(env.match_id, version + i + 1, e, env.command_id, env.seat)
+            recorded = {"type": env.type, "body": env.body}
+            envelopes = [to_envelope(env.match_id, version + i + 1, e, env.command_id, env.seat,
+                                     recorded if i == 0 else None)
                          for i, e in enumerate(events)]
             result = CommandResult(command_id=env.command_id, match_id=env.match_id, seat=env.seat,
                                    status="accepted", version=version + len(events), events=len(events))

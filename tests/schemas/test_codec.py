@@ -27,7 +27,7 @@ def test_event_envelope_round_trips_through_json_lines() -> None:
 def test_public_copy_strips_the_secret_body() -> None:
     env = EventEnvelope(match_id="m1", version=3, type="CardsDealt", body={"cards": [1]}, visible_to=[1],
                         redacted={"count": 1})
-    assert env.public().body == {"count": 1}
+    assert env.public().body == {"count": 1} and env.public().visible_to is None
     assert env.seen_by(1) == {"cards": [1]} and env.seen_by(0) == {"count": 1} and env.seen_by(None) == {"count": 1}
 
 
