@@ -1,0 +1,107 @@
+"""The bot SDK: run a bot in one seat of a match over the client library.
+
+A bot is any object with ``choose(view, legal) -> {"type": ..., "body": {...}}`` (see
+:class:`services.bots.base.Bot`). :class:`SeatRunner` joins (or is given) a seat, follows the seat's view
+records in order, asks the bot when the seat must act, sends the command and waits for its result,
+retries with the next view after a rejection, survives a lost connection, and stops at the match end.
+
+Each decision is sent with a command id derived from the view version it answers and the attempt
+(``<match>-<seat>-v<version>-a<attempt>``), so a runner that reconnects and answers the same view
+again cannot make the move twice: the service returns the first result for that id. Only a received
+rejection starts a new attempt.
+
+    class Greedy:
+        def choose(self, view, legal):
+            return max(legal, key=lambda c: c["body"].get("amount", 0))
+
+    SeatRunner(client, match_id, seat, credential, Greedy()).run()
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from schemas.envelopes import CommandResult, ViewRecord
+from services.bots.base import Bot
+from services.logs import get_logger
+from services.pipeline.client import Client, Timeout
+
+log = get_logger("bot")
+
+ConnectionErrors: tuple[type[BaseException], ...] = (ConnectionError, OSError, Timeout)
+
+
+@dataclass
+class SeatStats:
+    decisions: int = 0
+    rejected: int = 0
+    reconnects: int = 0
+    results: list[CommandResult] = field(default_factory=list)
+
+
+class SeatRunner:
+    def __init__(self, client: Client, match_id: str, seat: int, credential: str, bot: Bot,
+                 timeout_s: float = 60.0, reconnect: Callable[[], Client] | None = None,
+                 max_reconnects: int = 20) -> None:
+        self.client = client
+        self.match_id = match_id
+        self.seat = seat
+        self.credential = credential
+        self.bot = bot
+        self.timeout_s = timeout_s
+        self._reconnect = reconnect
+        self._max_reconnects = max_reconnects
+        self.stats = SeatStats()
+        self.final: ViewRecord | None = None
+
+    max_attempts = 5
+
+    def command_id(self, version: int, attempt: int) -> str:
+        return f"{self.match_id}-{self.seat}-v{version}-a{attempt}"
+
+    def run(self) -> ViewRecord:
+        """Play until the match ends; returns the seat's final view record."""
+        seen = 0
+        attempt = (0, 0)  # (version, attempt) of the decision in hand
+        while True:
+            try:
+                record = self.client.wait_view(self.match_id, self.seat, seen + 1, self.timeout_s)
+                if record.view.get("finished"):
+                    self.final = record
+                    return record
+                seen = record.version
+                if not record.legal:
+                    continue
+                if attempt[0] != record.version:
+                    attempt = (record.version, 0)
+                if self._answer(record, attempt[1]) == "rejected":
+                    attempt = (record.version, attempt[1] + 1)
+                    if attempt[1] >= self.max_attempts:
+                        raise RuntimeError(f"seat {self.seat}: {self.max_attempts} rejections at version {seen}")
+                    seen -= 1  # the view may not change after a rejection: decide again on it
+            except ConnectionErrors as e:
+                self._recover(e)
+                seen = max(seen - 1, 0)  # answer the newest view again, with the same command id
+
+    def _answer(self, record: ViewRecord, attempt: int) -> str:
+        choice = self.bot.choose(record.view, record.legal)
+        self.stats.decisions += 1
+        result = self.client.call(self.match_id, self.seat, self.credential, choice["type"],
+                                  choice.get("body", {}), self.timeout_s,
+                                  command_id=self.command_id(record.version, attempt))
+        self.stats.results.append(result)
+        if result.status == "rejected":
+            self.stats.rejected += 1
+            log.info("bot command rejected", match_id=self.match_id, seat=self.seat, reason=result.reason)
+        return result.status
+
+    def _recover(self, error: BaseException) -> None:
+        self.stats.reconnects += 1
+        if self._reconnect is None or self.stats.reconnects > self._max_reconnects:
+            raise error
+        log.warning("bot lost its connection; reconnecting", match_id=self.match_id, seat=self.seat,
+                    error=repr(error))
+        time.sleep(min(0.05 * self.stats.reconnects, 1.0))
+        self.client = self._reconnect()

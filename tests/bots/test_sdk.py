@@ -1,0 +1,85 @@
+"""The bot SDK drives seats over the client library, with a worker and a projector running in threads."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from services.bots.base import RandomBot
+from services.bots.sdk import SeatRunner
+from services.pipeline.client import Client
+from services.pipeline.memory import MemoryBackend
+from services.pipeline.projector import Projector
+from services.pipeline.worker import Worker, WorkerSettings
+
+
+@pytest.fixture
+def service() -> Iterator[MemoryBackend]:
+    backend = MemoryBackend(partitions=2)
+    worker = Worker(backend.bus, backend.store, "w", WorkerSettings(block_ms=20))
+    projector = Projector(backend.store, backend.views, "p", block_ms=20)
+    threads = [threading.Thread(target=worker.run, daemon=True), threading.Thread(target=projector.run, daemon=True)]
+    for t in threads:
+        t.start()
+    yield backend
+    worker.stop()
+    projector.stop()
+    for t in threads:
+        t.join(5)
+
+
+def _play(client: Client, runners_for: Any) -> tuple[str, list[SeatRunner]]:
+    meta = client.create_match("nim", 2, seed=9)
+    runners = [runners_for(meta.match_id, seat, client.join(meta.match_id, seat)[1]) for seat in range(2)]
+    threads = [threading.Thread(target=r.run, daemon=True) for r in runners]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not any(t.is_alive() for t in threads), "a bot did not finish"
+    return meta.match_id, runners
+
+
+def test_bots_play_a_match_to_the_end(service: MemoryBackend) -> None:
+    client = Client(service, poll_ms=20)
+    match_id, runners = _play(client, lambda m, s, c: SeatRunner(client, m, s, c, RandomBot(s), timeout_s=10))
+    assert all(r.final is not None and r.final.view["finished"] for r in runners)
+    accepted = sum(1 for r in runners for res in r.stats.results if res.status == "accepted")
+    taken = [e for e in service.store.read_log(match_id) if e.type == "Taken"]
+    assert accepted == len(taken)
+
+
+class FlakyClient(Client):
+    """Drops the 'connection' right after sending every third command: the result never arrives."""
+
+    def __init__(self, backend: MemoryBackend) -> None:
+        super().__init__(backend, poll_ms=20)
+        self.sent = 0
+
+    def call(self, *args: Any, **kwargs: Any) -> Any:
+        command_id = self.send(*args[:5], command_id=kwargs.get("command_id"))
+        self.sent += 1
+        if self.sent % 3 == 0:
+            raise ConnectionError("connection reset")
+        return self.wait_result(args[0], command_id, kwargs.get("timeout_s", args[5] if len(args) > 5 else 10))
+
+
+def test_reconnecting_bots_neither_lose_nor_repeat_a_decision(service: MemoryBackend) -> None:
+    client = Client(service, poll_ms=20)
+
+    def make(match_id: str, seat: int, credential: str) -> SeatRunner:
+        flaky = FlakyClient(service)
+        return SeatRunner(flaky, match_id, seat, credential, RandomBot(seat), timeout_s=10,
+                          reconnect=lambda: FlakyClient(service))
+
+    match_id, runners = _play(client, make)
+    assert all(r.final is not None for r in runners)
+    assert sum(r.stats.reconnects for r in runners) >= 1
+    log = service.store.read_log(match_id)
+    takes = [e for e in log if e.type == "Taken"]
+    ids = [e.command_id for e in takes]
+    assert len(ids) == len(set(ids)), "a decision was applied twice"
+    assert all(res.status == "accepted" for r in runners for res in r.stats.results)
