@@ -89,6 +89,7 @@ def test_malformed_move_body_is_rejected() -> None:
     state, _ = act(state, 0, "play", {"cards": {"aviation": 1, "shipping": 1}})
     _rejected(state, 0, "move", {"to": "mars"}, BadCommand, "'to' must be an industry")
     _rejected(state, 0, "move", {"to": 3}, BadCommand, "'to' must be an industry")
+    _rejected(state, 0, "move", {}, BadCommand, "'to' is required")
     _rejected(state, 0, "draw", {}, IllegalMove, "you cannot draw now: move your Zeppelin")
 
 

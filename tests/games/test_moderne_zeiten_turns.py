@@ -123,7 +123,7 @@ def test_controller_is_tracked_per_industry_in_the_state() -> None:
 # --- movement ---
 
 
-def test_move_goes_to_first_unclaimed_space_of_the_controlled_industry() -> None:
+def test_seed_example_aviation_majority_moves_to_the_first_unclaimed_aviation_space_berlin() -> None:
     state = turn_state(4, 0, hands={0: {"aviation": 1}})
     state, events = act(state, 0, "play", {"cards": {"aviation": 1}})
     moved = of_type(events, "ZeppelinMoved")[0].body
@@ -145,7 +145,7 @@ def test_move_is_only_forward_from_the_zeppelin() -> None:
     }
 
 
-def test_move_places_a_big_marker_and_a_small_marker_on_the_table_cell() -> None:
+def test_seed_example_chicago_telecom_claim_puts_a_small_marker_on_chicago_row_telecom_column() -> None:
     state = turn_state(4, 0, hands={0: {"telecom": 1}})
     state, _ = act(state, 0, "play", {"cards": {"telecom": 1}})
     seen = view(state, 3)

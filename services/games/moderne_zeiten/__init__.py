@@ -22,7 +22,19 @@ Highest total wins; ties go to most money, then the win is shared.
 Options: ``forced_move``, ``move_needs_play`` (Essen rule), ``crash_after_move``, all on by default.
 
 Commands: ``bid {amount}``, ``pass {}``, ``draw {}``, ``play {cards: {industry: count}}`` and, when
-the player has a real choice after playing, ``move {to: industry | "finish" | null}``.
+the player has a real choice after playing, ``move {to: industry | "finish" | null}``. With exactly one
+compulsory destination the Zeppelin moves as part of the play.
+
+Readings of points the rules leave open:
+- Finish is a "may": even with ``forced_move`` the player is asked (Finish or stay).
+- A play of no cards (``move_needs_play`` off) is only accepted when a move is possible, and the
+  player must then move (it is the "only move" of the rules); staying is not offered after it.
+- Without big markers a player cannot take a city space; he may still move to Finish on the usual
+  condition (no unclaimed space of a controlled industry ahead of him).
+- With ``crash_after_move`` off the crash is checked before the move, so it stands even if the player
+  then ends the game; "a crash on the turn that ends the game is ignored" applies to the default order.
+- The die is rolled every round; with an empty stack no cards are laid out and there is no auction.
+- A bidder who cannot outbid (too little money) passes explicitly; nobody passes automatically.
 """
 
 from __future__ import annotations

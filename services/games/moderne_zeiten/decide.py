@@ -116,7 +116,9 @@ def decide(s: State, command: Command, rng: random.Random) -> list[Event]:
     elif command.type == "play":
         _play(tape, seat, rng, count_map_field(command.body, "cards", INDUSTRY_INDEX))
     else:
-        _move(tape, seat, rng, command.body.get("to"))
+        if "to" not in command.body:
+            raise BadCommand("'to' is required: an industry, 'finish', or null to stay")
+        _move(tape, seat, rng, command.body["to"])
     return tape.events
 
 
