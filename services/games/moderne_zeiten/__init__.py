@@ -1,0 +1,100 @@
+"""Moderne Zeiten (Jumbo), as this project plays it (rules/moderne_zeiten.md wins over the seed).
+
+3-5 players. 105 share cards, 21 in each of five industries (shipping, aviation, high_rise,
+automobile, telecom); each player starts with 15 million, 8 cards, 10 big and 10 small markers. The
+first start player is drawn at random.
+
+Each round: the start player rolls the die and lays that many cards face up (fewer if the stack is
+short; none: no auction). Bids go round from the start player; a bid is a whole number above the
+current bid and at most the bidder's money; a pass leaves the auction. The high bidder takes the
+cards, pays the bid one bill at a time from his left neighbour round the table, and becomes start
+player. Unsold cards go under the stack. Then each player in turn from the start player either draws
+two cards, or plays cards in front of him and moves his Zeppelin to the next unclaimed track space of
+an industry he controls (his choice among several), claiming it with a big marker and the matching
+scoring-table cell with a small one. A player controls an industry with more cards of it in front of
+him than anyone else; a tie never takes control away. When the cards in play exceed 21 (3 players) or
+25, every industry with the most cards in play goes back into the stack, which is shuffled.
+A player with no unclaimed space of a controlled industry ahead may move to Finish: the game ends
+(a crash that turn is ignored). Scoring: most money 3 (ties 1 each), each industry majority 1,
+the ender 1, each table row and column its value to the most small markers (ties 1 each).
+Highest total wins; ties go to most money, then the win is shared.
+
+Options: ``forced_move``, ``move_needs_play`` (Essen rule), ``crash_after_move``, all on by default.
+
+Commands: ``bid {amount}``, ``pass {}``, ``draw {}``, ``play {cards: {industry: count}}`` and, when
+the player has a real choice after playing, ``move {to: industry | "finish" | null}``. With exactly one
+compulsory destination the Zeppelin moves as part of the play.
+
+Readings of points the rules leave open:
+- Finish is a "may": even with ``forced_move`` the player is asked (Finish or stay).
+- A play of no cards (``move_needs_play`` off) is only accepted when a move is possible, and the
+  player must then move (it is the "only move" of the rules); staying is not offered after it.
+- Without big markers a player cannot take a city space; he may still move to Finish on the usual
+  condition (no unclaimed space of a controlled industry ahead of him).
+- With ``crash_after_move`` off the crash is checked before the move, so it stands even if the player
+  then ends the game; "a crash on the turn that ends the game is ignored" applies to the default order.
+- The die is rolled every round; with an empty stack no cards are laid out and there is no auction.
+- A bidder who cannot outbid (too little money) passes explicitly; nobody passes automatically.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from services.games.base import Command, Event, Outcome
+from services.games.moderne_zeiten.data import MAX_SEATS, MIN_SEATS, PRINTED_BOARD, Board
+from services.games.moderne_zeiten.decide import decide as _decide
+from services.games.moderne_zeiten.evolve import HANDLERS
+from services.games.moderne_zeiten.legal import legal_commands as _legal
+from services.games.moderne_zeiten.legal import to_act as _to_act
+from services.games.moderne_zeiten.scoring import score
+from services.games.moderne_zeiten.setup import GAME_NAME, Options
+from services.games.moderne_zeiten.setup import setup as _setup
+from services.games.moderne_zeiten.state import OVER, State
+from services.games.moderne_zeiten.views import view as _view
+
+
+class ModerneZeiten:
+    """The game object for the registry. ``board`` lets another printing of the board be loaded."""
+
+    name = GAME_NAME
+    title = "Moderne Zeiten"
+    min_seats = MIN_SEATS
+    max_seats = MAX_SEATS
+    Options: type[BaseModel] = Options
+
+    def __init__(self, board: Board = PRINTED_BOARD) -> None:
+        self.board = board
+
+    def initial(self) -> State:
+        return State(board=self.board)
+
+    def setup(self, options: Mapping[str, Any], seats: int, rng: random.Random) -> list[Event]:
+        return _setup(self.initial(), options, seats, rng)
+
+    def decide(self, state: State, command: Command, rng: random.Random) -> list[Event]:
+        return _decide(state, command, rng)
+
+    def evolve(self, state: State, event: Event) -> State:
+        return HANDLERS[event.type](state, event.body)
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        return _view(state, seat)
+
+    def legal_commands(self, state: State, seat: int) -> list[Command]:
+        return _legal(state, seat)
+
+    def outcome(self, state: State) -> Outcome | None:
+        return score(state) if state.phase == OVER else None
+
+    def to_act(self, state: State) -> frozenset[int]:
+        return _to_act(state)
+
+
+GAME = ModerneZeiten()
+
+__all__ = ["GAME", "ModerneZeiten", "Options", "State"]

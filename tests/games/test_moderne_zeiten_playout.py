@@ -1,0 +1,74 @@
+"""Random playouts over 3-5 players and every option combination, checking conservation throughout."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from services.games.moderne_zeiten import GAME
+from services.games.moderne_zeiten.data import BIG_MARKERS, CARDS_PER_INDUSTRY, START_MONEY
+from services.games.moderne_zeiten.state import NEW, NOBODY, UNCLAIMED, State
+from tests.games.harness import random_playout
+
+MATCHES = 2_016  # 3 seat counts x 8 option combinations x 84 seeds
+OPTION_SETS = [
+    {"forced_move": f, "move_needs_play": m, "crash_after_move": c}
+    for f, m, c in itertools.product((True, False), repeat=3)
+]
+
+
+def conserved(state: State) -> None:
+    """Money, cards and markers are conserved; control agrees with the cards in play."""
+    if state.phase == NEW:
+        return
+    n = state.seats
+    assert sum(state.money) == START_MONEY * n, "money changed"
+    assert all(m >= 0 for m in state.money)
+    cards = Counter(state.stack) + Counter(state.lot)
+    for rows in (state.hands, state.played):
+        for row in rows:
+            assert all(c >= 0 for c in row)
+            cards.update({i: c for i, c in enumerate(row)})
+    assert sum(cards.values()) == 105, "cards lost or made"
+    assert all(cards[i] == CARDS_PER_INDUSTRY for i in range(5))
+    for seat in range(n):
+        claimed = sum(1 for c in state.claims if c == seat)
+        assert state.big_left[seat] + claimed == BIG_MARKERS
+    for i, owner in enumerate(state.controller):
+        counts = [row[i] for row in state.played]
+        if owner == NOBODY:
+            assert not any(counts), "cards in play but nobody controls"
+        else:
+            assert counts[owner] == max(counts) > 0, "controller lacks the greatest count"
+    for seat, pos in enumerate(state.position):
+        assert pos == 0 or pos == state.board.finish or state.claims[pos - 1] == seat
+    assert all(c == UNCLAIMED or 0 <= c < n for c in state.claims)
+
+
+def _cases(count: int) -> list[tuple[int, dict[str, bool], int]]:
+    combos = list(itertools.product((3, 4, 5), range(len(OPTION_SETS))))
+    return [(combos[k % len(combos)][0], OPTION_SETS[combos[k % len(combos)][1]], k) for k in range(count)]
+
+
+def test_random_playouts_small() -> None:
+    for seats, options, seed in _cases(24):
+        random_playout(
+            GAME, seats, options, seed, invariant=conserved, check_every_legal=True, schema_every=5
+        )
+
+
+@pytest.mark.slow
+def test_random_playouts_2000_matches_all_seat_counts_and_options() -> None:
+    ended: Counter[Any] = Counter()
+    for seats, options, seed in _cases(MATCHES):
+        state, log, outcome = random_playout(
+            GAME, seats, options, seed, invariant=conserved, check_every_legal=seed % 20 == 0,
+        )
+        assert state.ender != NOBODY and outcome.winners
+        assert len(outcome.scores) == seats
+        ended[seats] += 1
+        assert log[0].type == "MatchStarted"
+    assert sum(ended.values()) == MATCHES and set(ended) == {3, 4, 5}
