@@ -1,11 +1,10 @@
-"""Every game's schemas, keyed by game name. One line per game."""
+"""Every game's schemas, keyed by game name."""
 
 from __future__ import annotations
 
 from schemas.game_schemas import GameSchemas
+from schemas.moderne_zeiten import SCHEMAS as MODERNE_ZEITEN
 
-GAME_SCHEMAS: dict[str, GameSchemas] = {}
-
-from schemas.moderne_zeiten import SCHEMAS as MODERNE_ZEITEN  # noqa: E402
-
-GAME_SCHEMAS["moderne-zeiten"] = MODERNE_ZEITEN
+GAME_SCHEMAS: dict[str, GameSchemas] = {
+    "moderne-zeiten": MODERNE_ZEITEN,
+}
