@@ -10,7 +10,6 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -70,7 +69,7 @@ def allowed(admin: Any, user: str, *argv: str) -> bool:
     return bool(answer == "OK")
 
 
-ALLOWED = {
+ALLOWED: dict[str, list[tuple[str, ...]]] = {
     "worker": [
         ("XREADGROUP", "GROUP", "workers", "w1", "COUNT", "64", "BLOCK", "1000", "STREAMS", CMDS, ">"),
         ("XACK", CMDS, "workers", "1-0"), ("XAUTOCLAIM", CMDS, "workers", "w1", "30000", "0-0"),
@@ -92,7 +91,7 @@ ALLOWED = {
     "default": [("PING",)],
 }
 
-DENIED = {
+DENIED: dict[str, list[tuple[str, ...]]] = {
     "worker": [("FLUSHALL",), ("DEL", LOG), ("KEYS", "*"), ("CONFIG", "SET", "save", ""), ("GET", "other:key"),
                ("ACL", "LIST")],
     "projector": [("FLUSHDB",), ("DEL", VIEW), ("XGROUP", "DESTROY", FEED, "projectors"), ("HSET", META, "a", "b")],
