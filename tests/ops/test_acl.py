@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -15,7 +14,7 @@ from typing import Any
 import pytest
 
 from services.pipeline.keys import Keys
-from tests.ops.conftest import ROOT
+from tests.ops.conftest import ROOT, free_port
 
 CONF = ROOT / "infra" / "redis" / "redis.conf"
 ACL = ROOT / "infra" / "redis" / "users.acl"
@@ -23,12 +22,6 @@ K = Keys()
 P = 3
 CMDS, FEED, DEAD, LOG, META = K.commands(P), K.feed(P), K.dead(P), K.log("m1"), K.meta("m1")
 VIEW, RESULTS, SEEN, MATCHES = K.view("m1", "public"), K.results("m1"), K.seen("m1"), K.matches(P)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ in-process pipeline so the worker and projector record real samples, and the scr
 from __future__ import annotations
 
 import json
-import socket
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -17,18 +16,12 @@ from prometheus_client.parser import text_string_to_metric_families
 from services import metrics
 from services.bots.base import RandomBot
 from services.pipeline.runner import InProcess, play_match
-from tests.ops.conftest import ROOT
+from tests.ops.conftest import ROOT, free_port
 from tests.ops.promql import label_names, metric_names
 
 DASHBOARD = ROOT / "infra" / "grafana" / "dashboards" / "airship.json"
 # Labels Prometheus attaches to every scraped series (target labels), and the histogram bucket label.
 TARGET_LABELS = {"job", "instance", "namespace", "pod", "service", "container", "endpoint", "le"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
