@@ -1,0 +1,166 @@
+"""Every overlay builds with kubectl's kustomize, its objects validate against the Kubernetes schemas,
+and the pieces fit together: references resolve, probes and ports agree with the settings, termination
+gives the worker its grace period, budgets and monitors select the pods they mean."""
+
+from __future__ import annotations
+
+import base64
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from tests.ops.conftest import ROOT
+from tests.ops.manifests import CRDS, EXTERNAL_SECRETS, OVERLAYS, SECRET_KEYS, Doc, build, objects, one, settings
+
+VERSIONS = ["1.29.0", kubernetes_validate.latest_version()]
+
+
+def test_there_are_overlays() -> None:
+    assert {"dev", "production", "production-hpa"} <= set(OVERLAYS)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_core_objects_validate_against_the_kubernetes_schemas(overlay: str, version: str) -> None:
+    for doc in build(overlay):
+        if (doc["apiVersion"], doc["kind"]) in CRDS:
+            continue  # custom resources: checked field by field in test_keda.py and below
+        try:
+            kubernetes_validate.validate(doc, version, strict=True)
+        except kubernetes_validate.ValidationError as e:
+            pytest.fail(f"{overlay}: {doc['kind']} {doc['metadata']['name']} (k8s {version}): {e.message}")
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_everything_lives_in_the_airship_namespace(overlay: str) -> None:
+    for doc in build(overlay):
+        if doc["kind"] != "Namespace":
+            assert doc["metadata"].get("namespace") == "airship", f"{doc['kind']} {doc['metadata']['name']}"
+
+
+def containers(deployment: Doc) -> list[Doc]:
+    containers: list[Doc] = deployment["spec"]["template"]["spec"]["containers"]
+    return containers
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_workers_and_projectors_run_their_command_with_probes_on_the_health_port(overlay: str) -> None:
+    docs = build(overlay)
+    env = settings(docs)
+    for name in ("worker", "projector"):
+        deployment = one(docs, "Deployment", f"airship-{name}")
+        pod = deployment["spec"]["template"]["spec"]
+        (container,) = containers(deployment)
+        assert container["args"] == ["airship", name]
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        assert ports == {"metrics": int(env["AIRSHIP_METRICS_PORT"]), "health": int(env["AIRSHIP_HEALTH_PORT"])}
+        assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "health"}
+        assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "health"}
+        assert container["startupProbe"]["httpGet"]["path"] == "/healthz"
+        assert {"requests", "limits"} <= set(container["resources"])
+        assert container["securityContext"]["readOnlyRootFilesystem"] is True
+        assert pod["securityContext"]["runAsNonRoot"] is True
+        # The worker finishes the batch in hand on SIGTERM: give it as long as compose does.
+        assert pod["terminationGracePeriodSeconds"] == 30
+        assert deployment["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
+
+
+def test_grace_period_matches_compose() -> None:
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    assert compose["services"]["worker"]["stop_grace_period"] == "30s"
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_configmap_and_secret_references_resolve(overlay: str) -> None:
+    docs = build(overlay)
+    configmaps, secrets = objects(docs, "ConfigMap"), objects(docs, "Secret")
+    external = EXTERNAL_SECRETS.get(overlay, set())
+    for deployment in objects(docs, "Deployment").values():
+        for container in containers(deployment):
+            for source in container.get("envFrom", []):
+                assert source["configMapRef"]["name"] in configmaps
+            for var in container.get("env", []):
+                ref = var.get("valueFrom", {}).get("secretKeyRef")
+                if ref is None:
+                    continue
+                assert ref["key"] in SECRET_KEYS
+                if ref["name"] in external:
+                    continue
+                assert ref["name"] in secrets, f"{overlay}: no Secret {ref['name']}"
+                assert ref["key"] in secrets[ref["name"]]["data"]
+    for secret in external:
+        assert secret not in secrets, f"{overlay} must not carry {secret}: it comes from the secret store"
+
+
+def test_dev_secret_holds_every_key_and_urls_for_each_role() -> None:
+    secret = one(build("dev"), "Secret", "airship-redis")
+    data = {k: base64.b64decode(v).decode() for k, v in secret["data"].items()}
+    assert set(data) >= SECRET_KEYS
+    for role in ("worker", "projector", "lobby"):
+        assert data[f"{role}-url"].startswith(f"redis://{role}:")
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_disruption_budgets_select_the_deployments(overlay: str) -> None:
+    docs = build(overlay)
+    budgets = objects(docs, "PodDisruptionBudget")
+    for name in ("airship-worker", "airship-projector"):
+        labels = one(docs, "Deployment", name)["spec"]["template"]["metadata"]["labels"]
+        selector = budgets[name]["spec"]["selector"]["matchLabels"]
+        assert selector.items() <= labels.items()
+        assert budgets[name]["spec"]["maxUnavailable"] == 1
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_metrics_services_and_service_monitor(overlay: str) -> None:
+    docs = build(overlay)
+    services = objects(docs, "Service")
+    for name in ("airship-worker", "airship-projector"):
+        labels = one(docs, "Deployment", name)["spec"]["template"]["metadata"]["labels"]
+        service = services[name]
+        assert service["spec"]["selector"].items() <= labels.items()
+        assert [p["name"] for p in service["spec"]["ports"]] == ["metrics"]
+    monitors = objects(docs, "ServiceMonitor")
+    if overlay == "dev":
+        assert not monitors
+        return
+    (monitor,) = monitors.values()
+    assert monitor["apiVersion"] == "monitoring.coreos.com/v1"
+    selected = [s for s in services.values()
+                if monitor["spec"]["selector"]["matchLabels"].items() <= s["metadata"]["labels"].items()]
+    assert {s["metadata"]["name"] for s in selected} == {"airship-worker", "airship-projector"}
+    for endpoint in monitor["spec"]["endpoints"]:
+        assert endpoint["port"] == "metrics" and endpoint["path"] == "/metrics"
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_one_autoscaler_owns_the_worker_replicas(overlay: str) -> None:
+    docs = build(overlay)
+    keda, hpa = objects(docs, "ScaledObject"), objects(docs, "HorizontalPodAutoscaler")
+    assert bool(keda) != bool(hpa), f"{overlay}: exactly one of KEDA and HPA"
+    assert "replicas" not in one(docs, "Deployment", "airship-worker")["spec"]
+    for autoscaler in hpa.values():
+        target = autoscaler["spec"]["scaleTargetRef"]
+        assert (target["kind"], target["name"]) == ("Deployment", "airship-worker")
+        assert autoscaler["spec"]["minReplicas"] >= 1
+
+
+def test_dev_runs_its_own_redis_and_production_does_not() -> None:
+    dev = build("dev")
+    redis = one(dev, "StatefulSet", "redis")
+    pod = redis["spec"]["template"]["spec"]
+    assert pod["containers"][0]["args"] == ["redis-server", "/etc/redis/redis.conf"]
+    assert redis["spec"]["volumeClaimTemplates"][0]["metadata"]["name"] == "data"
+    sources = pod["volumes"][0]["projected"]["sources"]
+    names = {s.get("configMap", s.get("secret", {})).get("name") for s in sources}
+    assert names <= set(objects(dev, "ConfigMap")) | set(objects(dev, "Secret"))
+    for overlay in ("production", "production-hpa"):
+        assert not objects(build(overlay), "StatefulSet")
+
+
+def test_production_overlays_pin_a_registry_image() -> None:
+    for overlay in ("production", "production-hpa"):
+        for deployment in objects(build(overlay), "Deployment").values():
+            image = containers(deployment)[0]["image"]
+            assert "/" in image and not image.endswith(":latest"), image
