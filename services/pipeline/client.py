@@ -63,13 +63,16 @@ class Client:
 
     def wait_result(self, match_id: str, command_id: str, timeout_s: float = 30.0) -> CommandResult:
         deadline = time.monotonic() + timeout_s
-        position = "0"
+        position: str | None = None
         while True:
             found = self.backend.store.result(match_id, command_id)
             if found is not None:
                 return found
             if time.monotonic() > deadline:
                 raise Timeout(f"no result for command {command_id} within {timeout_s}s")
+            if position is None:  # look again once the position is known: a result after it wakes the read
+                position = self.backend.store.results_end(match_id)
+                continue
             block = self._wait_block_ms()
             if block:
                 news = self.backend.store.read_results(match_id, position, block)
@@ -89,13 +92,16 @@ class Client:
                   timeout_s: float = 30.0) -> ViewRecord:
         """The view once it reflects at least ``min_version``."""
         deadline = time.monotonic() + timeout_s
-        position = "0"
+        position: str | None = None
         while True:
             record = self.view(match_id, key)
             if record is not None and record.version >= min_version:
                 return record
             if time.monotonic() > deadline:
                 raise Timeout(f"view {key} of {match_id} did not reach version {min_version} in {timeout_s}s")
+            if position is None:  # as in wait_result: never read a whole announcement stream
+                position = self.backend.views.updates_end(match_id)
+                continue
             block = self._wait_block_ms()
             if block:
                 updates = self.backend.views.read_updates(match_id, position, block)

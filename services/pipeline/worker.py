@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from schemas.codec import DecodeError, unpack, unpack_obj
 from schemas.envelopes import CommandEnvelope, CommandResult, MatchMeta
 from services import metrics
+from services.faults import fault_point
 from services.games.base import Command
 from services.games.errors import BadCommand, GameOver, NotYourTurn, Rejected, Unauthorized
 from services.games.rng import derive_rng
@@ -110,6 +111,7 @@ class Worker:
             self._last_claim = now
             deliveries = self.bus.claim_stale(self.consumer, self.settings.claim_idle_ms,
                                               self.settings.batch_size)
+            self._maintain()
         if not deliveries:
             block = self.settings.block_ms if block_ms is None else block_ms
             deliveries = self.bus.read(self.consumer, self.settings.batch_size, block)
@@ -117,8 +119,18 @@ class Worker:
             self.process(delivery)
         return len(deliveries)
 
+    def _maintain(self) -> None:
+        """Periodic chores: trim acknowledged commands, report the lag."""
+        try:
+            self.bus.trim()
+            for partition, lag in self.bus.lag().items():
+                metrics.STREAM_LAG.labels("commands", str(partition)).set(lag)
+        except Exception as e:  # chores never stop the worker
+            log.warning("maintenance failed", error=repr(e))
+
     def process(self, delivery: Delivery) -> CommandResult | None:
         """Handle one delivery; every failure is sorted here: result, retry later, or dead letter."""
+        fault_point("after_read")
         if delivery.deliveries > 1:
             metrics.REDELIVERIES.inc()
         if delivery.deliveries > self.settings.max_deliveries:
@@ -138,6 +150,7 @@ class Worker:
             metrics.WORKER_ERRORS.inc()
             log.exception("command failed", entry=delivery.entry_id, error=repr(e))
             return None
+        fault_point("after_append")
         self.bus.ack(delivery)
         return result
 

@@ -243,9 +243,9 @@ class BackendContract:
             cid = client.send(match_id, seat, creds[seat], mine.legal[0]["type"], mine.legal[0]["body"])
             worker.run_once(block_ms=10)
             assert client.wait_result(match_id, cid, 5).status == "accepted"
-        from tests.pipeline.nim import NIM
         from services.games.base import replay
         from services.pipeline.states import to_event
+        from tests.pipeline.nim import NIM
 
         state = replay(NIM, [to_event(e) for e in backend.store.read_log(match_id)])
         assert public.view == NIM.view(state, None)
