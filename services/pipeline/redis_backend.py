@@ -197,6 +197,9 @@ class RedisStore:
     def feed_lag(self) -> dict[int, int]:
         return self._feed.lag()
 
+    def forget_feed_consumer(self, consumer: str) -> None:
+        self._feed.forget(consumer)
+
     # -- views -----------------------------------------------------------------------------------
     def put_views(self, match_id: str, records: Sequence[ViewRecord]) -> None:
         if not records:

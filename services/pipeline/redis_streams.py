@@ -121,6 +121,12 @@ class GroupStreams:
         counts = {text(p["message_id"]): int(p["times_delivered"]) for p in pending}
         return [Delivery(name, text(i), f[FIELD], counts.get(text(i), 2)) for i, f in entries]
 
+    def forget(self, consumer: str) -> None:
+        """Remove a consumer that is leaving from the group, where it holds nothing pending."""
+        for name in self.names:
+            if not self._r.xpending_range(name, self.group, "-", "+", 1, consumername=consumer):
+                self._r.xgroup_delconsumer(name, self.group, consumer)
+
     def lag(self) -> dict[int, int]:
         """Entries not yet delivered to the group, per partition."""
         pipe = self._r.pipeline(transaction=False)
@@ -191,6 +197,9 @@ class RedisBus:
 
     def lag(self) -> dict[int, int]:
         return self._streams.lag()
+
+    def forget(self, consumer: str) -> None:
+        self._streams.forget(consumer)
 
     def trim(self) -> int:
         return self._streams.trim()

@@ -89,6 +89,7 @@ class Worker:
         self.consumer = consumer
         self.settings = settings or WorkerSettings()
         self.cache = StateCache(store)
+        self._running: dict[str, MatchMeta] = {}
         self._last_claim = 0.0
         self.stopping = threading.Event()
 
@@ -174,7 +175,7 @@ class Worker:
             env = unpack(CommandEnvelope, data)
         except DecodeError as e:
             return self._reject_malformed(data, e)
-        meta = self.store.meta(env.match_id)
+        meta = self._meta(env.match_id)
         if meta is None:
             raise Unanswerable(f"unknown match '{env.match_id}'")
         game_name = meta.game
@@ -182,14 +183,14 @@ class Worker:
             self._check_seat(meta, env)
         except Rejected as err:
             return self._record(env, meta, _rejection(env, self.store.version(env.match_id), err))
-        earlier = self.store.result(env.match_id, env.command_id)
-        if earlier is not None:
-            return earlier
+        # No look-up of an earlier result here: the append refuses a seen command id and returns its result.
         for _ in range(self.settings.conflict_retries):
             started = time.perf_counter()
             loaded = self.cache.load(meta)
             version = loaded.version
             try:
+                if loaded.game.outcome(loaded.state) is not None:
+                    raise GameOver("the match is over")
                 if env.expected_version is not None and env.expected_version != version:
                     raise Rejected(f"the match is at version {version}, not {env.expected_version}")
                 command = Command(env.seat, env.type, env.body)
@@ -215,6 +216,7 @@ class Worker:
                 log.debug("accepted", match_id=env.match_id, command_id=env.command_id, version=outcome.version)
                 return result
             if outcome.status is AppendStatus.DUPLICATE:
+                metrics.COMMANDS.labels(game_name, "duplicate").inc()
                 return outcome.result
             metrics.CONFLICTS.inc()
         raise Retry(f"{self.settings.conflict_retries} version conflicts in a row on {env.match_id}")
@@ -233,11 +235,26 @@ class Worker:
         if meta.status == "finished":
             raise GameOver("the match is over")
 
+    def _meta(self, match_id: str) -> MatchMeta | None:
+        """The match's metadata; a running match's is cached, as its seats and credentials never change
+        (its end is seen in the state: the worker checks the outcome before deciding)."""
+        meta = self._running.get(match_id)
+        if meta is None:
+            meta = self.store.meta(match_id)
+            if meta is not None and meta.status == "running":
+                if len(self._running) >= self.cache.capacity:
+                    self._running.pop(next(iter(self._running)))
+                self._running[match_id] = meta
+        return meta
+
     def _record(self, env: CommandEnvelope, meta: MatchMeta, result: CommandResult) -> CommandResult | None:
+        outcome = self.store.append(env.match_id, result.version, [], result)
+        if outcome.status is AppendStatus.DUPLICATE:
+            metrics.COMMANDS.labels(meta.game, "duplicate").inc()
+            return outcome.result
         metrics.COMMANDS.labels(meta.game, "rejected").inc()
         log.info("rejected", match_id=env.match_id, command_id=env.command_id, seat=env.seat,
-                 code=result.code, reason=result.reason)
-        outcome = self.store.append(env.match_id, result.version, [], result)
+                 version=result.version, code=result.code, reason=result.reason)
         return outcome.result
 
     def _reject_malformed(self, data: bytes, err: DecodeError) -> CommandResult | None:
