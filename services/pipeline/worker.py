@@ -105,20 +105,32 @@ class Worker:
         self.stopping.set()
 
     def run_once(self, block_ms: int | None = None) -> int:
-        """Claim stale commands when due, read a batch, handle it. Returns how many were handled."""
-        deliveries: list[Delivery] = []
+        """Claim stale commands when due, else read a batch; handle them. Returns how many were handled."""
         now = time.monotonic()
         if now - self._last_claim >= self.settings.claim_every_s:
             self._last_claim = now
-            deliveries = self.bus.claim_stale(self.consumer, self.settings.claim_idle_ms,
-                                              self.settings.batch_size)
             self._maintain()
-        if not deliveries:
-            block = self.settings.block_ms if block_ms is None else block_ms
-            deliveries = self.bus.read(self.consumer, self.settings.batch_size, block)
+            claimed = self._claim_one_by_one()
+            if claimed:
+                return claimed
+        block = self.settings.block_ms if block_ms is None else block_ms
+        deliveries = self.bus.read(self.consumer, self.settings.batch_size, block)
         for delivery in deliveries:
             self.process(delivery)
         return len(deliveries)
+
+    def _claim_one_by_one(self) -> int:
+        """Take over commands a dead worker left pending, one at a time: if one of them kills the process
+        (a poison command), the others are not charged a delivery they never had, and it alone reaches the
+        dead-letter stream after ``max_deliveries``."""
+        handled = 0
+        while handled < self.settings.batch_size and not self.stopping.is_set():
+            claimed = self.bus.claim_stale(self.consumer, self.settings.claim_idle_ms, 1)
+            if not claimed:
+                break
+            self.process(claimed[0])
+            handled += 1
+        return handled
 
     def _maintain(self) -> None:
         """Periodic chores: trim acknowledged commands, report the lag."""
