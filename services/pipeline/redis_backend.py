@@ -244,6 +244,7 @@ def redis_client_for_play(url: str) -> tuple[Client, Callable[[], None] | None]:
     later, so the log can still be saved)."""
     from services.pipeline.redis_local import LocalServices
 
-    settings = Settings.from_env(redis_url=url, key_prefix=f"airship-play-{uuid.uuid4().hex[:8]}")
+    settings = Settings.from_env(redis_url=url)
+    settings = settings.with_(key_prefix=f"{settings.key_prefix}-play-{uuid.uuid4().hex[:8]}")
     services = LocalServices(settings).start()
     return Client(RedisBackend(settings), poll_ms=settings.block_ms), services.stop
