@@ -4,9 +4,11 @@ reconnects, the lobby and spectator commands, and the bench command with tiny nu
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import threading
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ from services.pipeline.client import Client
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_local import LocalServices
 from services.settings import Settings
-from tests.pipeline.redis_fixtures import ROOT
+from tests.pipeline.redis_fixtures import ROOT, spawn, stop
 
 pytestmark = pytest.mark.redis
 
@@ -107,3 +109,20 @@ def test_the_bench_command_runs_with_tiny_numbers(redis_settings: Settings) -> N
                           "--workers", "1", "--matches", "2", "--commands", "20", "--xadd-requests", "200"],
                          capture_output=True, text=True, timeout=120, cwd=ROOT, check=True).stdout
     assert "1 worker" in out and "commands/s" in out and "XADD" in out
+
+
+def test_a_worker_process_serves_its_metrics(redis_settings: Settings, procs: list[subprocess.Popen[bytes]]) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    procs.append(spawn(redis_settings, AIRSHIP_METRICS_PORT=str(port)))
+    client = Client(RedisBackend(redis_settings))
+    meta = client.create_match("tally", 1)
+    cred = client.join(meta.match_id, 0)[1]
+    assert client.call(meta.match_id, 0, cred, "add", {"n": 1}, timeout_s=20).status == "accepted"
+    client.call(meta.match_id, 0, "wrong", "add", {"n": 1}, timeout_s=20)
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+    assert 'airship_commands_total{game="tally",outcome="accepted"} 1.0' in text
+    assert 'airship_commands_total{game="tally",outcome="rejected"} 1.0' in text
+    assert "airship_append_seconds_bucket" in text and "airship_decide_seconds_bucket" in text
+    assert stop(procs[0]) == 0
