@@ -1,79 +1,167 @@
-"""``airship bench reducers``: decide+evolve steps per second of each game in random playouts.
+"""``airship bench pipeline``: commands per second end to end through Redis, with 1, 2, 4... workers.
 
-Only ``decide`` and ``evolve`` are timed; choosing the command (``legal_commands`` and the random
-pick) is not. One JSON object per game is printed with ``--json``.
+For each worker count: a fresh key prefix, that many ``airship worker`` processes and one ``airship
+projector`` process, ``matches`` matches of the benchmark game (:mod:`services.pipeline.bench_game`) each
+driven by one client thread of this process that sends a command and waits for its result, then the next.
+Latency is from publishing a command to reading its result. Beside it, ``redis-benchmark`` measures plain
+XADD on the same server in the same run, as the ceiling a single Redis offers.
 """
 
 from __future__ import annotations
 
-import json
-import random
+import csv
+import io
+import os
+import shutil
+import signal
+import statistics
+import subprocess
 import sys
+import threading
 import time
-from dataclasses import asdict, dataclass
-from typing import Any
+import uuid
+from dataclasses import dataclass
+from urllib.parse import urlparse
 
-from services.games import GAMES, get_game
-from services.games.base import Game
-from services.games.rng import derive_rng
+from services.pipeline.client import Client
+from services.pipeline.redis_backend import RedisBackend, connect, delete_prefix
+from services.settings import Settings
+
+GAME_MODULE = "services.pipeline.bench_game"
 
 
-@dataclass
-class ReducerBench:
-    game: str
-    seats: int
-    matches: int
-    steps: int
-    events: int
+@dataclass(frozen=True)
+class Row:
+    label: str
+    commands: int
     seconds: float
+    latencies_ms: list[float]
 
     @property
-    def steps_per_s(self) -> float:
-        return self.steps / self.seconds if self.seconds else 0.0
+    def per_s(self) -> float:
+        return self.commands / self.seconds if self.seconds else 0.0
+
+    def pct(self, q: float) -> float:
+        ordered = sorted(self.latencies_ms)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
 
 
-def playout_timed(game: Game[Any], seats: int, seed: int) -> tuple[int, int, float]:
-    """One random match; returns (commands, events, seconds spent in decide+evolve)."""
-    pick = random.Random(seed)
-    state = game.initial()
-    spent = 0.0
-    t0 = time.perf_counter()
-    events = game.setup({}, seats, derive_rng(seed, 0))
-    for event in events:
-        state = game.evolve(state, event)
-    spent += time.perf_counter() - t0
-    version, steps = len(events), 0
-    while game.outcome(state) is None:
-        seat = pick.choice(sorted(game.to_act(state)))
-        command = pick.choice(game.legal_commands(state, seat))
-        t0 = time.perf_counter()
-        new = game.decide(state, command, derive_rng(seed, version))
-        for event in new:
-            state = game.evolve(state, event)
-        spent += time.perf_counter() - t0
-        version += len(new)
-        steps += 1
-    return steps, version, spent
+def start_services(settings: Settings, workers: int, projectors: int = 1) -> list[subprocess.Popen[bytes]]:
+    env = {**os.environ, "AIRSHIP_GAME_MODULES": GAME_MODULE, "AIRSHIP_BLOCK_MS": "200"}
+    base = [sys.executable, "-m", "services.cli", "--log-level", "warning"]
+    flags = ["--redis", settings.redis_url, "--prefix", settings.key_prefix, "--partitions", str(settings.partitions)]
+    kinds = ["worker"] * workers + ["projector"] * projectors
+    return [subprocess.Popen([*base, kind, *flags], env=env) for kind in kinds]
 
 
-def bench_game(name: str, seats: int, matches: int, seed: int = 1) -> ReducerBench:
-    game = get_game(name)
-    steps = events = 0
-    seconds = 0.0
-    for i in range(matches):
-        s, e, t = playout_timed(game, seats, seed + i)
-        steps, events, seconds = steps + s, events + e, seconds + t
-    return ReducerBench(name, seats, matches, steps, events, seconds)
+def stop_services(procs: list[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        proc.send_signal(signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
-def run(games: list[str] | None, matches: int, as_json: bool) -> int:
-    for name in games or sorted(n for n in GAMES if n != "nim"):
-        game = get_game(name)
-        seats = min(max(4, game.min_seats), game.max_seats)
-        result = bench_game(name, seats, matches)
-        if as_json:
-            print(json.dumps({"bench": "reducers", **asdict(result), "steps_per_s": round(result.steps_per_s)}))
-        else:
-            print(f"{name:16} {seats} seats  {result.matches} matches  {result.steps:>8} steps  "
-                  f"{result.steps_per_s:>10,.0f} decide+evolve steps/s", file=sys.stdout)
+def measure(settings: Settings, workers: int, matches: int, commands: int) -> Row:
+    import services.pipeline.bench_game  # noqa: F401  (the lobby here must know the game)
+
+    procs = start_services(settings, workers)
+    backend = RedisBackend(settings)
+    client = Client(backend, poll_ms=200)
+    try:
+        seats = []
+        for _ in range(matches):
+            meta = client.create_match("tally", 1)
+            seats.append((meta.match_id, client.join(meta.match_id, 0)[1]))
+        for match_id, credential in seats:  # warm-up: every worker is up and every cache is loaded
+            client.call(match_id, 0, credential, "add", {"n": 1}, timeout_s=60)
+        latencies: list[float] = []
+        remaining = [commands]
+        lock = threading.Lock()
+
+        def drive(match_id: str, credential: str) -> None:
+            while True:
+                with lock:
+                    if remaining[0] <= 0:
+                        return
+                    remaining[0] -= 1
+                started = time.perf_counter()
+                result = client.call(match_id, 0, credential, "add", {"n": 1})
+                elapsed_ms = (time.perf_counter() - started) * 1000
+                if result.status != "accepted":
+                    raise RuntimeError(f"bench command rejected: {result.reason}")
+                with lock:
+                    latencies.append(elapsed_ms)
+
+        threads = [threading.Thread(target=drive, args=seat) for seat in seats]
+        started = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        seconds = time.perf_counter() - started
+        _await_views(client, seats)
+        return Row(f"{workers} worker{'s' if workers > 1 else ''}", len(latencies), seconds, latencies)
+    finally:
+        stop_services(procs)
+        delete_prefix(backend.redis, settings.key_prefix)
+        backend.close()
+
+
+def _await_views(client: Client, seats: list[tuple[str, str]]) -> None:
+    """The projector keeps up: every public view reaches the final version."""
+    for match_id, _ in seats:
+        client.wait_view(match_id, "public", client.backend.store.version(match_id), timeout_s=60)
+
+
+def redis_benchmark_xadd(settings: Settings, requests: int, clients: int) -> Row | None:
+    """Plain XADD through ``redis-benchmark`` on the same server (None when it is not installed)."""
+    exe = shutil.which("redis-benchmark")
+    if exe is None:
+        return None
+    url = urlparse(settings.redis_url)
+    key = f"{settings.key_prefix}:bench-xadd"
+    cmd = [exe, "-h", url.hostname or "127.0.0.1", "-p", str(url.port or 6379), "-n", str(requests),
+           "-c", str(clients), "--csv", "--dbnum", (url.path or "/0").lstrip("/") or "0"]
+    if url.password:
+        cmd += ["-a", url.password]
+    try:
+        out = subprocess.run([*cmd, "XADD", key, "MAXLEN", "~", "10000", "*", "e", "x" * 100],
+                             capture_output=True, text=True, timeout=300, check=True).stdout
+    finally:
+        connect(settings.redis_url).delete(key)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    if not rows:
+        return None
+    row = rows[-1]
+    rps = float(row["rps"])
+    latencies = [float(row[k]) for k in ("p50_latency_ms", "p95_latency_ms", "p99_latency_ms", "max_latency_ms")]
+    return Row(f"redis-benchmark XADD -c {clients}", requests, requests / rps, latencies)
+
+
+def run_pipeline_bench(settings: Settings, worker_counts: list[int], matches: int, commands: int,
+                       xadd_requests: int) -> int:
+    rows = []
+    for workers in worker_counts:
+        run = settings.with_(key_prefix=f"{settings.key_prefix}-bench-{uuid.uuid4().hex[:6]}")
+        rows.append(measure(run, workers, matches, commands))
+        print(f"measured {rows[-1].label}", file=sys.stderr)
+    print(f"pipeline: {matches} matches driven concurrently, {commands} commands per run, "
+          f"{settings.partitions} partitions, latency = publish to result")
+    print(f"{'':26} {'commands/s':>11} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8}")
+    for row in rows:
+        print(f"{row.label:26} {row.per_s:11,.0f} {row.pct(0.5):8.2f} {row.pct(0.9):8.2f} {row.pct(0.99):8.2f} "
+              f"{max(row.latencies_ms, default=0):8.2f}")
+    print(f"{'':26} {'requests/s':>11} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
+    for clients in (1, 50):
+        xadd = redis_benchmark_xadd(settings, xadd_requests, clients)
+        if xadd is None:
+            print("redis-benchmark: not installed (or no output); no XADD figure")
+            break
+        p50, p95, p99, top = xadd.latencies_ms
+        print(f"{xadd.label:26} {xadd.per_s:11,.0f} {p50:8.2f} {p95:8.2f} {p99:8.2f} {top:8.2f}")
+    if rows:
+        print(f"mean latency of the last run: {statistics.fmean(rows[-1].latencies_ms or [0]):.2f} ms")
     return 0

@@ -51,11 +51,6 @@ def build_parser() -> argparse.ArgumentParser:
     _add_play(sub)
     _add_schemas(sub)
     sub.add_parser("games", help="list the games and their options")
-    bench = sub.add_parser("bench", help="benchmarks (figures for the README), never part of the tests")
-    bench.add_argument("what", choices=["reducers"])
-    bench.add_argument("--game", action="append", default=None)
-    bench.add_argument("--matches", type=int, default=200)
-    bench.add_argument("--json", action="store_true")
     cli_redis.add_parsers(sub)
     return parser
 
@@ -87,13 +82,7 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_bench(args: argparse.Namespace) -> int:
-    from services import bench
-
-    return bench.run(args.game, args.matches, args.json)
-
-
-COMMANDS = {"bench": cmd_bench, "play": cmd_play, "schemas": cmd_schemas, "games": cmd_games, **cli_redis.COMMANDS}
+COMMANDS = {"play": cmd_play, "schemas": cmd_schemas, "games": cmd_games, **cli_redis.COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,13 +1,213 @@
-"""CLI commands of the Redis service: worker, projector, lobby. (Filled in by the pipeline work.)"""
+"""CLI commands of the Redis service: ``worker``, ``projector``, ``lobby create|join|list``, ``send``,
+``watch`` (spectator) and ``bench pipeline``.
+
+Every command takes ``--redis URL`` (default ``AIRSHIP_REDIS_URL``); the other settings come from the
+environment (:mod:`services.settings`), a few also from flags. ``worker`` and ``projector`` finish the
+batch in hand and exit 0 on SIGTERM or SIGINT.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import signal
+import socket
+import sys
+import threading
 from collections.abc import Callable
+from typing import Any, TypeAlias
+
+from services import metrics
+from services.logs import get_logger
 
 Handler = Callable[[argparse.Namespace], int]
-COMMANDS: dict[str, Handler] = {}
+SubParsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+log = get_logger("cli")
 
 
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    return None
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--redis", default=None, help="Redis URL (default: $AIRSHIP_REDIS_URL or the local server)")
+    p.add_argument("--prefix", default=None, help="key prefix (default: $AIRSHIP_KEY_PREFIX or 'airship')")
+    p.add_argument("--partitions", type=int, default=None, help="partitions P (default: $AIRSHIP_PARTITIONS or 16)")
+
+
+def _service(p: argparse.ArgumentParser) -> None:
+    _common(p)
+    p.add_argument("--consumer", default=None, help="consumer name in the group (default: host-pid)")
+    p.add_argument("--metrics-port", type=int, default=None, help="Prometheus port (default: $AIRSHIP_METRICS_PORT)")
+
+
+def add_parsers(sub: SubParsers) -> None:
+    from services.cli import _parse_option  # the main CLI is loaded by now
+
+    _service(sub.add_parser("worker", help="handle commands from Redis (stateless; run any number)"))
+    _service(sub.add_parser("projector", help="build the read models from the partition feeds"))
+
+    lobby = sub.add_parser("lobby", help="create, join and list matches").add_subparsers(dest="action", required=True)
+    create = lobby.add_parser("create", help="set a match up; prints its metadata as JSON")
+    _common(create)
+    create.add_argument("--game", required=True)
+    create.add_argument("--seats", type=int, required=True)
+    create.add_argument("--option", "-o", action="append", type=_parse_option, default=[], help="name=value")
+    create.add_argument("--seed", type=int, default=None)
+    create.add_argument("--match-id", default=None)
+    join = lobby.add_parser("join", help="take a seat; prints the seat and its credential (shown once)")
+    _common(join)
+    join.add_argument("match_id")
+    join.add_argument("--seat", type=int, default=None)
+    listing = lobby.add_parser("list", help="matches, one JSON line each")
+    _common(listing)
+    listing.add_argument("--status", choices=["open", "running", "finished"], default=None)
+    listing.add_argument("--limit", type=int, default=100)
+
+    send = sub.add_parser("send", help="send one command and print its result")
+    _common(send)
+    send.add_argument("match_id")
+    send.add_argument("--seat", type=int, required=True)
+    send.add_argument("--credential", required=True)
+    send.add_argument("--type", required=True)
+    send.add_argument("--body", type=json.loads, default={}, help="JSON object")
+    send.add_argument("--timeout-s", type=float, default=30.0)
+
+    watch = sub.add_parser("watch", help="spectate a match: every new public view as a JSON line")
+    _common(watch)
+    watch.add_argument("match_id")
+    watch.add_argument("--after-version", type=int, default=0, help="resume after this version")
+    watch.add_argument("--idle-timeout-s", type=float, default=600.0)
+
+    bench = sub.add_parser("bench", help="benchmarks").add_subparsers(dest="target", required=True)
+    pipeline = bench.add_parser("pipeline", help="commands per second end to end with 1, 2, 4 workers")
+    _common(pipeline)
+    pipeline.add_argument("--workers", default="1,2,4", help="worker counts to measure, comma-separated")
+    pipeline.add_argument("--matches", type=int, default=16, help="matches played concurrently")
+    pipeline.add_argument("--commands", type=int, default=2000, help="commands per worker count")
+    pipeline.add_argument("--xadd-requests", type=int, default=100_000, help="redis-benchmark XADD requests")
+    reducers = bench.add_parser("reducers", help="decide+evolve steps per second of each game (no Redis)")
+    reducers.add_argument("--game", action="append", default=None, help="a game (repeatable); all if absent")
+    reducers.add_argument("--matches", type=int, default=200)
+    reducers.add_argument("--json", action="store_true", help="one JSON object per game")
+
+
+def settings_from(args: argparse.Namespace) -> Any:
+    from services.settings import Settings
+
+    settings = Settings.from_env(redis_url=args.redis, key_prefix=args.prefix, partitions=args.partitions,
+                                 metrics_port=getattr(args, "metrics_port", None))
+    settings.import_game_modules()
+    return settings
+
+
+def _serve(run: Callable[[], None], stop: Callable[[], None]) -> None:
+    """Run a service loop; SIGTERM/SIGINT ask it to stop after the batch in hand."""
+    def on_signal(signum: int, _frame: object) -> None:
+        log.info("stopping", signal=signal.Signals(signum).name)
+        stop()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    run()
+
+
+def _report_lag(stream: str, lag: Callable[[], dict[int, int]], every_s: float, stop: threading.Event) -> None:
+    def loop() -> None:
+        while not stop.wait(every_s):
+            try:
+                for partition, n in lag().items():
+                    metrics.STREAM_LAG.labels(stream, str(partition)).set(n)
+            except Exception as e:
+                log.warning("lag report failed", error=repr(e))
+
+    threading.Thread(target=loop, name="lag", daemon=True).start()
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from services.pipeline.redis_backend import RedisBackend
+    from services.pipeline.worker import Worker
+
+    settings = settings_from(args)
+    metrics.serve(settings.metrics_port)
+    backend = RedisBackend(settings)
+    consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
+    worker = Worker(backend.bus, backend.store, consumer, settings.worker())
+    _serve(worker.run, worker.stop)
+    backend.bus.forget(consumer)
+    backend.close()
+    return 0
+
+
+def cmd_projector(args: argparse.Namespace) -> int:
+    from services.pipeline.projector import Projector
+    from services.pipeline.redis_backend import RedisBackend
+
+    settings = settings_from(args)
+    metrics.serve(settings.metrics_port)
+    backend = RedisBackend(settings)
+    consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
+    projector = Projector(backend.store, backend.views, consumer, settings.projector_batch_size,
+                          settings.block_ms, settings.claim_idle_ms, settings.claim_every_s)
+    stop_lag = threading.Event()
+    _report_lag("feed", backend.store.feed_lag, settings.claim_every_s, stop_lag)
+    _serve(projector.run, projector.stop)
+    stop_lag.set()
+    backend.store.forget_feed_consumer(consumer)
+    backend.close()
+    return 0
+
+
+def _client(args: argparse.Namespace) -> Any:
+    from services.pipeline.client import Client
+    from services.pipeline.redis_backend import RedisBackend
+
+    return Client(RedisBackend(settings_from(args)))
+
+
+def cmd_lobby(args: argparse.Namespace) -> int:
+    client = _client(args)
+    if args.action == "create":
+        meta = client.create_match(args.game, args.seats, dict(args.option), args.seed, args.match_id)
+        print(meta.model_dump_json(exclude={"credential_hashes"}))
+    elif args.action == "join":
+        seat, credential = client.join(args.match_id, args.seat)
+        print(json.dumps({"match_id": args.match_id, "seat": seat, "credential": credential}))
+    else:
+        for meta in client.matches(args.status)[: args.limit]:
+            print(meta.model_dump_json(exclude={"credential_hashes", "seed"}))
+    return 0
+
+
+def cmd_send(args: argparse.Namespace) -> int:
+    client = _client(args)
+    result = client.call(args.match_id, args.seat, args.credential, args.type, args.body, args.timeout_s)
+    print(result.model_dump_json(exclude_none=True))
+    return 0 if result.status == "accepted" else 1
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from services.pipeline.client import Timeout
+
+    client = _client(args)
+    try:
+        for record in client.subscribe(args.match_id, "public", args.after_version, args.idle_timeout_s):
+            print(json.dumps({"version": record.version, "view": record.view}), flush=True)
+    except Timeout:
+        print(f"airship: nothing new for {args.idle_timeout_s}s", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    if args.target == "reducers":
+        from services import bench_reducers
+
+        return bench_reducers.run(args.game, args.matches, args.json)
+    from services.bench import run_pipeline_bench
+
+    return run_pipeline_bench(settings_from(args), [int(w) for w in args.workers.split(",") if w.strip()],
+                              args.matches, args.commands, args.xadd_requests)
+
+
+COMMANDS: dict[str, Handler] = {"worker": cmd_worker, "projector": cmd_projector, "lobby": cmd_lobby,
+                                "send": cmd_send, "watch": cmd_watch, "bench": cmd_bench}

@@ -61,25 +61,37 @@ class Client:
         """Publish bytes as they are (for tools and tests of bad input)."""
         return self.backend.bus.publish(match_id, data)
 
-    def wait_result(self, match_id: str, command_id: str, timeout_s: float = 30.0) -> CommandResult:
+    def wait_result(self, match_id: str, command_id: str, timeout_s: float = 30.0,
+                    after: str | None = None) -> CommandResult:
+        """The command's result once recorded. ``after``: a results position taken before the command was
+        sent (see :meth:`call`); its result then arrives in what follows, which saves look-ups."""
         deadline = time.monotonic() + timeout_s
-        position = "0"
+        position = after
+        look = after is None
         while True:
-            found = self.backend.store.result(match_id, command_id)
-            if found is not None:
-                return found
+            if look:
+                found = self.backend.store.result(match_id, command_id)
+                if found is not None:
+                    return found
             if time.monotonic() > deadline:
                 raise Timeout(f"no result for command {command_id} within {timeout_s}s")
+            if position is None:  # look again once the position is known: a result after it wakes the read
+                position = self.backend.store.results_end(match_id)
+                continue
             block = self._wait_block_ms()
-            if block:
-                news = self.backend.store.read_results(match_id, position, block)
-                position = news[-1][0] if news else position
+            news = self.backend.store.read_results(match_id, position, block) if block else []
+            for _, result in news:
+                if result.command_id == command_id:
+                    return result
+            position = news[-1][0] if news else position
+            look = not news  # nothing in a whole wait (or trimmed away): ask the record itself
 
     def call(self, match_id: str, seat: int, credential: str | None, type: str, body: Mapping[str, Any],
              timeout_s: float = 30.0, command_id: str | None = None) -> CommandResult:
         """Send a command and wait for its result."""
+        position = self.backend.store.results_end(match_id)
         command_id = self.send(match_id, seat, credential, type, body, command_id)
-        return self.wait_result(match_id, command_id, timeout_s)
+        return self.wait_result(match_id, command_id, timeout_s, after=position)
 
     # -- views -----------------------------------------------------------------------------------
     def view(self, match_id: str, key: str | int = "public") -> ViewRecord | None:
@@ -89,13 +101,16 @@ class Client:
                   timeout_s: float = 30.0) -> ViewRecord:
         """The view once it reflects at least ``min_version``."""
         deadline = time.monotonic() + timeout_s
-        position = "0"
+        position: str | None = None
         while True:
             record = self.view(match_id, key)
             if record is not None and record.version >= min_version:
                 return record
             if time.monotonic() > deadline:
                 raise Timeout(f"view {key} of {match_id} did not reach version {min_version} in {timeout_s}s")
+            if position is None:  # as in wait_result: never read a whole announcement stream
+                position = self.backend.views.updates_end(match_id)
+                continue
             block = self._wait_block_ms()
             if block:
                 updates = self.backend.views.read_updates(match_id, position, block)

@@ -35,13 +35,19 @@ class Keys:
     def dead(self, partition: int) -> str:
         return f"{self.tag(partition)}:dead"
 
-    def matches(self, partition: int) -> str:
-        """Sorted set of the partition's match ids (score: creation order)."""
-        return f"{self.tag(partition)}:matches"
+    def matches(self, partition: int, status: str) -> str:
+        """Sorted set of the partition's match ids with that status (score: creation time in ms)."""
+        return f"{self.tag(partition)}:matches:{status}"
+
+    def partition(self, match_id: str) -> int:
+        return partition_of(match_id, self.partitions)
+
+    def match_matches(self, match_id: str, status: str) -> str:
+        """The status set of the match's own partition."""
+        return self.matches(self.partition(match_id), status)
 
     def match(self, match_id: str, part: str) -> str:
-        p = partition_of(match_id, self.partitions)
-        return f"{self.tag(p)}:match:{match_id}:{part}"
+        return f"{self.tag(self.partition(match_id))}:match:{match_id}:{part}"
 
     def log(self, match_id: str) -> str:
         return self.match(match_id, "log")
@@ -57,11 +63,10 @@ class Keys:
         return self.match(match_id, "results")
 
     def view(self, match_id: str, key: str) -> str:
+        """Hash {v: version, d: packed ViewRecord}; key 'public' or a seat number."""
         return self.match(match_id, f"view:{key}")
 
     def updates(self, match_id: str) -> str:
         """Stream announcing every new view version of the match."""
         return self.match(match_id, "updates")
 
-    def snapshot(self, match_id: str) -> str:
-        return self.match(match_id, "snapshot")

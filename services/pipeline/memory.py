@@ -79,6 +79,9 @@ class MemoryBus(_Blocking):
         with self._cond:
             return {p: s.undelivered(WORKERS_GROUP) for p, s in enumerate(self._streams)}
 
+    def trim(self) -> int:
+        return 0  # in-process streams live as long as the process; nothing to reclaim
+
 
 class _Match:
     __slots__ = ("log", "meta", "results", "seen", "updates", "views")
@@ -192,6 +195,10 @@ class MemoryStore(_Blocking):
 
         return self.wait_read(once, block_ms)
 
+    def results_end(self, match_id: str) -> str:
+        match = self._get(match_id)
+        return match.results.end() if match else "0"
+
     # -- feed ------------------------------------------------------------------------------------
     def read_feed(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
         def once() -> list[Delivery]:
@@ -245,6 +252,10 @@ class MemoryStore(_Blocking):
             return out
 
         return self.wait_read(once, block_ms)
+
+    def updates_end(self, match_id: str) -> str:
+        match = self._get(match_id)
+        return match.updates.end() if match else "0"
 
 
 class MemoryBackend:

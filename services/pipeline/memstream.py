@@ -46,6 +46,11 @@ class MemStream:
             self._cond.notify_all()
             return f"{seq}-0"
 
+    def end(self) -> str:
+        """The id of the newest entry ever added ("0" when none)."""
+        with self._cond:
+            return f"{self._next - 1}-0" if self._next > 1 else "0"
+
     def __len__(self) -> int:
         return len(self._entries)
 

@@ -66,6 +66,10 @@ class CommandBus(Protocol):
         """Entries not yet delivered, per partition."""
         ...
 
+    def trim(self) -> int:
+        """Drop entries the group has acknowledged (never one still pending); returns how many went."""
+        ...
+
 
 class EventStore(Protocol):
     """Match metadata, event logs, results and the partition feeds."""
@@ -110,6 +114,10 @@ class EventStore(Protocol):
         """Results after stream position ``after`` ("0" for all)."""
         ...
 
+    def results_end(self, match_id: str) -> str:
+        """The position of the newest result ("0" when none): reading after it waits for the next."""
+        ...
+
     def read_feed(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
         """New feed entries (packed EventEnvelope) for consumer group ``projectors``."""
         ...
@@ -130,6 +138,10 @@ class ViewStore(Protocol):
 
     def read_updates(self, match_id: str, after: str, block_ms: int) -> list[tuple[str, str, int]]:
         """Announcements after stream position ``after``: (position, key, version)."""
+        ...
+
+    def updates_end(self, match_id: str) -> str:
+        """The position of the newest announcement ("0" when none)."""
         ...
 
 

@@ -9,6 +9,7 @@ trimmed feed, a projector that started late) makes it rebuild the state from the
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 
 from schemas.codec import DecodeError, unpack
@@ -37,21 +38,27 @@ def build_views(loaded: Loaded) -> list[ViewRecord]:
 
 class Projector:
     def __init__(self, store: EventStore, views: ViewStore, consumer: str, batch_size: int = 256,
-                 block_ms: int = 1000, claim_idle_ms: int = 30_000) -> None:
+                 block_ms: int = 1000, claim_idle_ms: int = 30_000, claim_every_s: float = 5.0) -> None:
         self.store = store
         self.views = views
         self.consumer = consumer
         self.batch_size = batch_size
         self.block_ms = block_ms
         self.claim_idle_ms = claim_idle_ms
+        self.claim_every_s = claim_every_s
         self.cache = StateCache(store)
         self.stopping = threading.Event()
 
     def run(self, should_stop: Callable[[], bool] | None = None) -> None:
+        """Serve until ``stop()``; entries left pending by a dead projector are claimed on start and
+        every ``claim_every_s``."""
         log.info("projector started", consumer=self.consumer)
-        self.run_once(claim=True)
+        last_claim = 0.0
         while not self.stopping.is_set() and not (should_stop and should_stop()):
-            self.run_once()
+            claim = time.monotonic() - last_claim >= self.claim_every_s
+            if claim:
+                last_claim = time.monotonic()
+            self.run_once(claim=claim)
         log.info("projector stopped", consumer=self.consumer)
 
     def stop(self) -> None:

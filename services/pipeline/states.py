@@ -53,7 +53,7 @@ class Loaded:
 class StateCache:
     def __init__(self, store: EventStore, capacity: int = 10_000) -> None:
         self._store = store
-        self._capacity = capacity
+        self.capacity = capacity
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
 
     def load(self, meta: MatchMeta) -> Loaded:
@@ -81,7 +81,7 @@ class StateCache:
     def put(self, loaded: Loaded) -> None:
         self._cache[loaded.meta.match_id] = loaded
         self._cache.move_to_end(loaded.meta.match_id)
-        while len(self._cache) > self._capacity:
+        while len(self._cache) > self.capacity:
             self._cache.popitem(last=False)
 
     def forget(self, match_id: str) -> None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from schemas.codec import DecodeError, unpack, unpack_obj
 from schemas.envelopes import CommandEnvelope, CommandResult, MatchMeta
 from services import metrics
+from services.faults import fault_point
 from services.games.base import Command
 from services.games.errors import BadCommand, GameOver, NotYourTurn, Rejected, Unauthorized
 from services.games.rng import derive_rng
@@ -88,6 +89,7 @@ class Worker:
         self.consumer = consumer
         self.settings = settings or WorkerSettings()
         self.cache = StateCache(store)
+        self._running: dict[str, MatchMeta] = {}
         self._last_claim = 0.0
         self.stopping = threading.Event()
 
@@ -103,22 +105,45 @@ class Worker:
         self.stopping.set()
 
     def run_once(self, block_ms: int | None = None) -> int:
-        """Claim stale commands when due, read a batch, handle it. Returns how many were handled."""
-        deliveries: list[Delivery] = []
+        """Claim stale commands when due, else read a batch; handle them. Returns how many were handled."""
         now = time.monotonic()
         if now - self._last_claim >= self.settings.claim_every_s:
             self._last_claim = now
-            deliveries = self.bus.claim_stale(self.consumer, self.settings.claim_idle_ms,
-                                              self.settings.batch_size)
-        if not deliveries:
-            block = self.settings.block_ms if block_ms is None else block_ms
-            deliveries = self.bus.read(self.consumer, self.settings.batch_size, block)
+            self._maintain()
+            claimed = self._claim_one_by_one()
+            if claimed:
+                return claimed
+        block = self.settings.block_ms if block_ms is None else block_ms
+        deliveries = self.bus.read(self.consumer, self.settings.batch_size, block)
         for delivery in deliveries:
             self.process(delivery)
         return len(deliveries)
 
+    def _claim_one_by_one(self) -> int:
+        """Take over commands a dead worker left pending, one at a time: if one of them kills the process
+        (a poison command), the others are not charged a delivery they never had, and it alone reaches the
+        dead-letter stream after ``max_deliveries``."""
+        handled = 0
+        while handled < self.settings.batch_size and not self.stopping.is_set():
+            claimed = self.bus.claim_stale(self.consumer, self.settings.claim_idle_ms, 1)
+            if not claimed:
+                break
+            self.process(claimed[0])
+            handled += 1
+        return handled
+
+    def _maintain(self) -> None:
+        """Periodic chores: trim acknowledged commands, report the lag."""
+        try:
+            self.bus.trim()
+            for partition, lag in self.bus.lag().items():
+                metrics.STREAM_LAG.labels("commands", str(partition)).set(lag)
+        except Exception as e:  # chores never stop the worker
+            log.warning("maintenance failed", error=repr(e))
+
     def process(self, delivery: Delivery) -> CommandResult | None:
         """Handle one delivery; every failure is sorted here: result, retry later, or dead letter."""
+        fault_point("after_read")
         if delivery.deliveries > 1:
             metrics.REDELIVERIES.inc()
         if delivery.deliveries > self.settings.max_deliveries:
@@ -138,6 +163,7 @@ class Worker:
             metrics.WORKER_ERRORS.inc()
             log.exception("command failed", entry=delivery.entry_id, error=repr(e))
             return None
+        fault_point("after_append")
         self.bus.ack(delivery)
         return result
 
@@ -161,7 +187,7 @@ class Worker:
             env = unpack(CommandEnvelope, data)
         except DecodeError as e:
             return self._reject_malformed(data, e)
-        meta = self.store.meta(env.match_id)
+        meta = self._meta(env.match_id)
         if meta is None:
             raise Unanswerable(f"unknown match '{env.match_id}'")
         game_name = meta.game
@@ -169,14 +195,14 @@ class Worker:
             self._check_seat(meta, env)
         except Rejected as err:
             return self._record(env, meta, _rejection(env, self.store.version(env.match_id), err))
-        earlier = self.store.result(env.match_id, env.command_id)
-        if earlier is not None:
-            return earlier
+        # No look-up of an earlier result here: the append refuses a seen command id and returns its result.
         for _ in range(self.settings.conflict_retries):
             started = time.perf_counter()
             loaded = self.cache.load(meta)
             version = loaded.version
             try:
+                if loaded.game.outcome(loaded.state) is not None:
+                    raise GameOver("the match is over")
                 if env.expected_version is not None and env.expected_version != version:
                     raise Rejected(f"the match is at version {version}, not {env.expected_version}")
                 command = Command(env.seat, env.type, env.body)
@@ -204,6 +230,7 @@ class Worker:
                 log.debug("accepted", match_id=env.match_id, command_id=env.command_id, version=outcome.version)
                 return result
             if outcome.status is AppendStatus.DUPLICATE:
+                metrics.COMMANDS.labels(game_name, "duplicate").inc()
                 return outcome.result
             metrics.CONFLICTS.inc()
         raise Retry(f"{self.settings.conflict_retries} version conflicts in a row on {env.match_id}")
@@ -222,11 +249,26 @@ class Worker:
         if meta.status == "finished":
             raise GameOver("the match is over")
 
+    def _meta(self, match_id: str) -> MatchMeta | None:
+        """The match's metadata; a running match's is cached, as its seats and credentials never change
+        (its end is seen in the state: the worker checks the outcome before deciding)."""
+        meta = self._running.get(match_id)
+        if meta is None:
+            meta = self.store.meta(match_id)
+            if meta is not None and meta.status == "running":
+                if len(self._running) >= self.cache.capacity:
+                    self._running.pop(next(iter(self._running)))
+                self._running[match_id] = meta
+        return meta
+
     def _record(self, env: CommandEnvelope, meta: MatchMeta, result: CommandResult) -> CommandResult | None:
+        outcome = self.store.append(env.match_id, result.version, [], result)
+        if outcome.status is AppendStatus.DUPLICATE:
+            metrics.COMMANDS.labels(meta.game, "duplicate").inc()
+            return outcome.result
         metrics.COMMANDS.labels(meta.game, "rejected").inc()
         log.info("rejected", match_id=env.match_id, command_id=env.command_id, seat=env.seat,
-                 code=result.code, reason=result.reason)
-        outcome = self.store.append(env.match_id, result.version, [], result)
+                 version=result.version, code=result.code, reason=result.reason)
         return outcome.result
 
     def _reject_malformed(self, data: bytes, err: DecodeError) -> CommandResult | None:

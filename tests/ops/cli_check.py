@@ -11,7 +11,7 @@ from services.cli import build_parser
 from services.games import GAMES
 
 # Written in other branches at the same time as this one: missing here means "not merged yet".
-PENDING_COMMANDS = {"worker", "projector", "lobby", "bench pipeline", "export", "replay"}
+PENDING_COMMANDS = {"export", "replay"}
 PENDING_GAMES = {"moderne-zeiten", "modern-world", "mad-zeppelin"}
 
 
@@ -27,14 +27,22 @@ def _takes_value(action: argparse.Action | None) -> bool:
 
 
 def check(argv: list[str]) -> tuple[list[str], list[str]]:
-    """(problems, pending) for ``argv`` (without the leading ``airship``)."""
+    """(problems, pending) for ``argv`` (without the leading ``airship``); nested subcommands are followed."""
     if not argv:
         return ["no subcommand"], []
-    name, rest = argv[0], argv[1:]
-    subs = _subparsers(build_parser())
-    if name not in subs:
-        return ([], [name]) if name in PENDING_COMMANDS else ([f"no subcommand '{name}'"], [])
-    options = {s: a for a in subs[name]._actions for s in a.option_strings}
+    parser, path, rest = build_parser(), [], list(argv)
+    while rest and (subs := _subparsers(parser)):
+        name = rest.pop(0)
+        if name not in subs:
+            full = " ".join([*path, name])
+            if full in PENDING_COMMANDS:
+                return [], [full]
+            if path:
+                return [f"'{full}': {name} is not one of {sorted(subs)}"], []
+            return [f"no subcommand '{name}'"], []
+        parser, path = subs[name], [*path, name]
+    command = " ".join(path)
+    options = {s: a for a in parser._actions for s in a.option_strings}
     problems: list[str] = []
     pending: list[str] = []
     words: list[str] = []
@@ -47,21 +55,17 @@ def check(argv: list[str]) -> tuple[list[str], list[str]]:
             flag, _, inline = word.partition("=")
             action = options.get(flag)
             if action is None:
-                problems.append(f"'{name}' has no option {flag}")
+                problems.append(f"'{command}' has no option {flag}")
             elif _takes_value(action) and not inline:
                 i += 1
                 value = rest[i] if i < len(rest) else ""
                 if flag == "--game" and value not in GAMES:
                     (pending if value in PENDING_GAMES else problems).append(f"game {value}")
         i += 1
-    positionals = [a for a in subs[name]._actions if not a.option_strings]
+    positionals = [a for a in parser._actions if not a.option_strings]
     for action, word in zip(positionals, words, strict=False):
         if action.choices is not None and word not in action.choices:
-            full = f"{name} {word}"
-            if full in PENDING_COMMANDS:
-                pending.append(full)
-            else:
-                problems.append(f"'{full}': {word} is not one of {sorted(action.choices)}")
+            problems.append(f"'{command} {word}': {word} is not one of {sorted(action.choices)}")
     return problems, pending
 
 

@@ -21,7 +21,7 @@ ACL = ROOT / "infra" / "redis" / "users.acl"
 K = Keys()
 P = 3
 CMDS, FEED, DEAD, LOG, META = K.commands(P), K.feed(P), K.dead(P), K.log("m1"), K.meta("m1")
-VIEW, RESULTS, SEEN, MATCHES = K.view("m1", "public"), K.results("m1"), K.seen("m1"), K.matches(P)
+VIEW, RESULTS, SEEN, MATCHES = K.view("m1", "public"), K.results("m1"), K.seen("m1"), K.matches(P, "open")
 
 
 @pytest.fixture(scope="module")

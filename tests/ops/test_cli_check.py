@@ -14,10 +14,10 @@ def test_unknown_commands_options_and_choices_are_problems() -> None:
     assert "not one of" in check(["bench", "sideways"])[0][0]
 
 
-def test_commands_written_elsewhere_are_pending_not_problems() -> None:
-    assert check(["worker"]) == ([], ["worker"])
-    problems, pending = check(["bench", "pipeline"])
-    assert not problems and pending in (["bench pipeline"], [])
+def test_service_commands_and_nested_subcommands_are_checked() -> None:
+    assert check(["worker", "--redis", "redis://r"]) == ([], [])
+    assert check(["bench", "pipeline", "--workers", "1,2"]) == ([], [])
+    assert check(["bench", "pipeline", "--turbo"])[0] == ["'bench pipeline' has no option --turbo"]
 
 
 def test_invocations_from_exec_form_and_shell_scripts() -> None:

@@ -1,0 +1,250 @@
+"""The Redis backend: the event store and view store on Redis, with the command bus of
+:mod:`services.pipeline.redis_streams`. Same interfaces and semantics as the in-process backend.
+
+Layout (every key under ``<prefix>:{p}``, see :mod:`services.pipeline.keys`):
+
+- ``match:<id>:meta`` hash: match_id, game, seats, seed, options (msgpack), status, version, created (ms),
+  joined, ``cred:<seat>`` (sha256 of the seat credential; the credential itself is never stored).
+- ``match:<id>:log`` stream, entry id ``<version>-0``, field ``e`` = packed EventEnvelope; never trimmed.
+- ``feed`` stream: every event of the partition (field ``e``), trimmed to ~``feed_maxlen``.
+- ``match:<id>:seen`` hash command id -> packed CommandResult (the at-most-once record; kept with the log);
+  ``match:<id>:results`` stream of the same results for waiting clients, trimmed, expiring after the end.
+- ``match:<id>:view:<key>`` hash {v: version, d: packed ViewRecord}; ``match:<id>:updates`` stream (k, v).
+- ``matches:<status>`` sorted sets of match ids by creation time, for listing.
+
+Every multi-key write is one Lua script (``lua/*.lua``) over the keys of one partition, all passed in KEYS,
+so it stays atomic and Redis Cluster compatible.
+
+Snapshots: none. A worker or projector keeps states in its cache and reads only the log tail after the
+version it holds (one XRANGE, usually empty); a cold start folds ``evolve`` over the whole log, which is
+one XRANGE and thousands of pure function calls — milliseconds for a match of a few thousand events.
+A stored snapshot would need a serialisation of every game's state (pickle is unsafe; a per-game codec
+is a contract each game would have to keep) for a saving that only cold caches see.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any, cast
+
+import redis
+
+from schemas.codec import pack, pack_obj, unpack, unpack_obj
+from schemas.envelopes import CommandResult, EventEnvelope, MatchMeta, ViewRecord
+from services.pipeline.client import Client
+from services.pipeline.keys import PROJECTORS_GROUP, Keys
+from services.pipeline.ports import AppendOutcome, AppendStatus, Delivery
+from services.pipeline.redis_streams import FIELD, GroupStreams, RedisBus, StreamsReply, entries_of, text
+from services.settings import Settings
+
+LUA_DIR = Path(__file__).with_name("lua")
+STATUSES = ("open", "running", "finished")
+
+
+@cache
+def lua(name: str) -> str:
+    return (LUA_DIR / f"{name}.lua").read_text()
+
+
+def connect(url: str) -> redis.Redis:
+    """A client for one process (thread-safe: a pool of connections). Bytes in, bytes out."""
+    return redis.Redis.from_url(url, decode_responses=False, socket_keepalive=True, health_check_interval=30)
+
+
+def delete_prefix(r: redis.Redis, prefix: str) -> int:
+    """Delete every key under ``prefix`` (SCAN + UNLINK); returns how many."""
+    deleted = 0
+    batch: list[bytes] = []
+    for key in r.scan_iter(match=f"{prefix}:*", count=1000):
+        batch.append(key)
+        if len(batch) >= 500:
+            deleted += int(r.unlink(*batch))
+            batch = []
+    if batch:
+        deleted += int(r.unlink(*batch))
+    return deleted
+
+
+def expire_prefix(r: redis.Redis, prefix: str, seconds: int) -> None:
+    pipe = r.pipeline(transaction=False)
+    for key in r.scan_iter(match=f"{prefix}:*", count=1000):
+        pipe.expire(key, seconds)
+    pipe.execute()
+
+
+def _meta_fields(meta: MatchMeta, created_ms: int) -> list[Any]:
+    fields: dict[str, Any] = {"match_id": meta.match_id, "game": meta.game, "seats": meta.seats, "seed": meta.seed,
+                              "status": meta.status, "options": pack_obj(meta.options), "created": created_ms,
+                              "joined": len(meta.credential_hashes)}
+    fields.update({f"cred:{seat}": h for seat, h in meta.credential_hashes.items()})
+    return [x for pair in fields.items() for x in pair]
+
+
+def _meta_from(reply: object) -> MatchMeta:
+    h = cast(dict[bytes, bytes], reply)
+    creds = {int(k[5:]): v.decode() for k, v in h.items() if k.startswith(b"cred:")}
+    return MatchMeta(match_id=h[b"match_id"].decode(), game=h[b"game"].decode(), seats=int(h[b"seats"]),
+                     seed=int(h[b"seed"]), status=h[b"status"].decode(),
+                     options=unpack_obj(h[b"options"]), credential_hashes=creds)
+
+
+class RedisStore:
+    """EventStore and ViewStore on Redis."""
+
+    def __init__(self, r: redis.Redis, keys: Keys, settings: Settings) -> None:
+        self._r = r
+        self._keys = keys
+        self._settings = settings
+        self.partitions = keys.partitions
+        self._feed = GroupStreams(r, [keys.feed(p) for p in range(keys.partitions)], PROJECTORS_GROUP)
+        self._create = r.register_script(lua("create_match"))
+        self._claim_seat = r.register_script(lua("claim_seat"))
+        self._append = r.register_script(lua("append"))
+        self._put_views = r.register_script(lua("put_views"))
+
+    def _xread(self, key: str, after: str, block_ms: int) -> list[tuple[str, dict[bytes, bytes]]]:
+        reply = cast(StreamsReply, self._r.xread({key: after}, block=block_ms if block_ms > 0 else None))
+        return [(text(i), fields) for _, entries in reply or [] for i, fields in entries]
+
+    def _end(self, key: str) -> str:
+        newest = entries_of(self._r.xrevrange(key, count=1))
+        return text(newest[0][0]) if newest else "0"
+
+    # -- matches ---------------------------------------------------------------------------------
+    def create_match(self, meta: MatchMeta, events: Sequence[EventEnvelope]) -> bool:
+        k, mid = self._keys, meta.match_id
+        created_ms = int(time.time() * 1000)
+        fields = _meta_fields(meta, created_ms)
+        keys = [k.meta(mid), k.log(mid), k.feed(k.partition(mid)), k.match_matches(mid, meta.status)]
+        args = [self._settings.feed_maxlen, mid, created_ms, len(fields), *fields, *(pack(e) for e in events)]
+        return bool(self._create(keys=keys, args=args))
+
+    def meta(self, match_id: str) -> MatchMeta | None:
+        h = self._r.hgetall(self._keys.meta(match_id))
+        return _meta_from(h) if h else None
+
+    def claim_seat(self, match_id: str, seat: int, credential_hash: str) -> MatchMeta | None:
+        keys = [self._keys.meta(match_id), *(self._keys.match_matches(match_id, s) for s in STATUSES)]
+        flat = self._claim_seat(keys=keys, args=[seat, credential_hash])
+        return _meta_from(dict(zip(flat[::2], flat[1::2], strict=True))) if flat else None
+
+    def list_matches(self, status: str | None = None, limit: int = 100) -> list[MatchMeta]:
+        """The first ``limit`` matches (by creation time) with that status, from every partition."""
+        statuses = [status] if status else list(STATUSES)
+        pipe = self._r.pipeline(transaction=False)
+        for p in range(self.partitions):
+            for s in statuses:
+                pipe.zrange(self._keys.matches(p, s), 0, limit - 1, withscores=True)
+        ranked = sorted((score, text(mid)) for reply in pipe.execute() for mid, score in reply)[:limit]
+        for _, mid in ranked:
+            pipe.hgetall(self._keys.meta(mid))
+        return [_meta_from(h) for h in pipe.execute() if h]
+
+    def version(self, match_id: str) -> int:
+        return int(self._r.hget(self._keys.meta(match_id), "version") or 0)
+
+    def read_log(self, match_id: str, after: int = 0, limit: int | None = None) -> list[EventEnvelope]:
+        entries = entries_of(self._r.xrange(self._keys.log(match_id), min=f"{after + 1}-0", count=limit))
+        return [unpack(EventEnvelope, fields[FIELD]) for _, fields in entries]
+
+    def append(self, match_id: str, expected_version: int, events: Sequence[EventEnvelope], result: CommandResult,
+               finished: bool = False) -> AppendOutcome:
+        k, s = self._keys, self._settings
+        keys = [k.meta(match_id), k.log(match_id), k.seen(match_id), k.results(match_id),
+                k.feed(k.partition(match_id)), k.match_matches(match_id, "running"),
+                k.match_matches(match_id, "finished")]
+        args: list[str | int | bytes] = [result.command_id, expected_version, pack(result), int(finished),
+                                         s.feed_maxlen, s.results_maxlen, s.results_ttl_s,
+                                         *(pack(e) for e in events)]
+        try:
+            reply = self._append(keys=keys, args=args)
+        except redis.ResponseError as e:
+            if "unknown match" in str(e):
+                raise KeyError(f"unknown match {match_id}") from e
+            raise
+        status, version = AppendStatus(text(reply[0])), int(reply[1])
+        if status is AppendStatus.DUPLICATE:
+            return AppendOutcome(status, version, unpack(CommandResult, reply[2]))
+        if status is AppendStatus.CONFLICT:
+            return AppendOutcome(status, version)
+        return AppendOutcome(status, version, result)
+
+    def result(self, match_id: str, command_id: str) -> CommandResult | None:
+        data = self._r.hget(self._keys.seen(match_id), command_id)
+        return unpack(CommandResult, cast(bytes, data)) if data is not None else None
+
+    def read_results(self, match_id: str, after: str, block_ms: int) -> list[tuple[str, CommandResult]]:
+        entries = self._xread(self._keys.results(match_id), after, block_ms)
+        return [(i, unpack(CommandResult, fields[b"r"])) for i, fields in entries]
+
+    def results_end(self, match_id: str) -> str:
+        return self._end(self._keys.results(match_id))
+
+    # -- feed ------------------------------------------------------------------------------------
+    def read_feed(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
+        return self._feed.read(consumer, count, block_ms)
+
+    def ack_feed(self, delivery: Delivery) -> None:
+        self._feed.ack(delivery)
+
+    def claim_stale_feed(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
+        return self._feed.claim(consumer, min_idle_ms, count)
+
+    def feed_lag(self) -> dict[int, int]:
+        return self._feed.lag()
+
+    def forget_feed_consumer(self, consumer: str) -> None:
+        self._feed.forget(consumer)
+
+    # -- views -----------------------------------------------------------------------------------
+    def put_views(self, match_id: str, records: Sequence[ViewRecord]) -> None:
+        if not records:
+            return
+        k = self._keys
+        keys = [*(k.view(match_id, r.key) for r in records), k.meta(match_id), k.updates(match_id)]
+        args: list[Any] = [self._settings.updates_maxlen]
+        for record in records:
+            args += [record.key, record.version, pack(record)]
+        self._put_views(keys=keys, args=args)
+
+    def get_view(self, match_id: str, key: str) -> ViewRecord | None:
+        data = self._r.hget(self._keys.view(match_id, key), "d")
+        return unpack(ViewRecord, cast(bytes, data)) if data is not None else None
+
+    def read_updates(self, match_id: str, after: str, block_ms: int) -> list[tuple[str, str, int]]:
+        entries = self._xread(self._keys.updates(match_id), after, block_ms)
+        return [(i, fields[b"k"].decode(), int(fields[b"v"])) for i, fields in entries]
+
+    def updates_end(self, match_id: str) -> str:
+        return self._end(self._keys.updates(match_id))
+
+
+class RedisBackend:
+    """Command bus, event store and view store on one Redis, under ``settings.key_prefix``."""
+
+    def __init__(self, settings: Settings, r: redis.Redis | None = None) -> None:
+        self.settings = settings
+        self.redis = r or connect(settings.redis_url)
+        keys = settings.keys
+        self.bus = RedisBus(self.redis, keys)
+        self.store = RedisStore(self.redis, keys, settings)
+        self.views = self.store
+
+    def close(self) -> None:
+        self.redis.close()
+
+
+def redis_client_for_play(url: str) -> tuple[Client, Callable[[], None] | None]:
+    """A client for ``airship play --redis URL``: a worker and a projector run as threads of this process
+    against a fresh key prefix; the returned cleanup stops them and lets the match's keys expire (an hour
+    later, so the log can still be saved)."""
+    from services.pipeline.redis_local import LocalServices
+
+    settings = Settings.from_env(redis_url=url)
+    settings = settings.with_(key_prefix=f"{settings.key_prefix}-play-{uuid.uuid4().hex[:8]}")
+    services = LocalServices(settings).start()
+    return Client(RedisBackend(settings), poll_ms=settings.block_ms), services.stop

@@ -1,0 +1,205 @@
+"""Consumer groups over the P partition streams of Redis: the command bus (group ``workers``) and the
+partition feeds (group ``projectors``) read the same way.
+
+Reading all partitions: a sweep sends one non-blocking ``XREADGROUP`` per partition, pipelined in one
+round trip (each partition asked for its share of ``count``, so never more than ``count`` in all),
+starting from a rotating partition for fairness. Only when a sweep finds nothing does the reader block,
+in one ``XREADGROUP ... BLOCK`` over every partition with ``COUNT 1``; it wakes on the first new entry
+(a wake-up may bring one entry from each of several partitions). On Redis Cluster the blocking call
+would have to be made per node; the sweep already works there, as every call names one key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+import redis
+
+from services.pipeline.keys import WORKERS_GROUP, Keys
+from services.pipeline.ports import Delivery
+
+FIELD = b"e"  # every stream entry carries its payload in one field
+DEAD_MAXLEN = 10_000
+
+Entries = list[tuple[bytes, dict[bytes, bytes]]]
+StreamsReply = list[tuple[bytes, Entries]]
+
+
+def ensure_groups(r: redis.Redis, names: Sequence[str], group: str) -> None:
+    """Create the consumer group on every stream (and the stream), reading from the start; idempotent."""
+    pipe = r.pipeline(transaction=False)
+    for name in names:
+        pipe.xgroup_create(name, group, id="0", mkstream=True)
+    for reply in pipe.execute(raise_on_error=False):
+        if isinstance(reply, Exception) and "BUSYGROUP" not in str(reply):
+            raise reply
+
+
+def text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def entries_of(reply: object) -> Entries:
+    """A range reply (XRANGE, XREVRANGE, XAUTOCLAIM's entries); the clients never decode responses."""
+    return cast(Entries, reply or [])
+
+
+class GroupStreams:
+    """One consumer group over one stream per partition."""
+
+    def __init__(self, r: redis.Redis, names: Sequence[str], group: str) -> None:
+        self._r = r
+        self.names = list(names)
+        self.group = group
+        self._start = 0
+        ensure_groups(r, self.names, group)
+
+    def _deliveries(self, reply: object, deliveries: int = 1) -> list[Delivery]:
+        out = []
+        for name, entries in cast(StreamsReply, reply or []):
+            for entry_id, fields in entries:
+                if fields:  # None: the entry was trimmed while pending
+                    out.append(Delivery(text(name), text(entry_id), fields[FIELD], deliveries))
+        return out
+
+    def read(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
+        try:
+            out = self._sweep(consumer, count)
+            if out or block_ms <= 0:
+                return out
+            woken = self._r.xreadgroup(self.group, consumer, dict.fromkeys(self.names, ">"), count=1,
+                                       block=block_ms)
+        except redis.ResponseError as e:
+            if "NOGROUP" not in str(e):
+                raise
+            ensure_groups(self._r, self.names, self.group)  # the streams were deleted under us
+            return []
+        out = self._deliveries(woken)
+        if 0 < len(out) < count:
+            out += self._sweep(consumer, count - len(out))
+        return out
+
+    def _sweep(self, consumer: str, count: int) -> list[Delivery]:
+        order = self.names[self._start:] + self.names[:self._start]
+        self._start = (self._start + 1) % len(self.names)
+        out: list[Delivery] = []
+        while order and len(out) < count:
+            remaining = count - len(out)
+            share = max(1, remaining // len(order))
+            chunk, order = order[: remaining // share], order[remaining // share:]
+            pipe = self._r.pipeline(transaction=False)
+            for name in chunk:
+                pipe.xreadgroup(self.group, consumer, {name: ">"}, count=share)
+            for name, reply in zip(chunk, pipe.execute(), strict=True):
+                got = self._deliveries(reply)
+                out += got
+                if len(got) == share:  # it may hold more: ask it again once the others had their turn
+                    order.append(name)
+        return out
+
+    def ack(self, delivery: Delivery) -> None:
+        self._r.xack(delivery.stream, self.group, delivery.entry_id)
+
+    def claim(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
+        """XAUTOCLAIM over every partition; each delivery carries its delivery count."""
+        out: list[Delivery] = []
+        for name in self.names:
+            cursor: bytes | str = "0-0"
+            while len(out) < count:
+                reply = self._r.xautoclaim(name, self.group, consumer, min_idle_ms, cursor, count=count - len(out))
+                cursor, entries = reply[0], [(i, f) for i, f in entries_of(reply[1]) if f]
+                if entries:
+                    out += self._with_counts(name, consumer, entries)
+                if text(cursor) == "0-0":
+                    break
+        return out
+
+    def _with_counts(self, name: str, consumer: str, entries: Entries) -> list[Delivery]:
+        pending = self._r.xpending_range(name, self.group, min=entries[0][0], max=entries[-1][0],
+                                         count=2 * len(entries) + 16, consumername=consumer)
+        counts = {text(p["message_id"]): int(p["times_delivered"]) for p in pending}
+        return [Delivery(name, text(i), f[FIELD], counts.get(text(i), 2)) for i, f in entries]
+
+    def forget(self, consumer: str) -> None:
+        """Remove a consumer that is leaving from the group, where it holds nothing pending."""
+        for name in self.names:
+            if not self._r.xpending_range(name, self.group, "-", "+", 1, consumername=consumer):
+                self._r.xgroup_delconsumer(name, self.group, consumer)
+
+    def lag(self) -> dict[int, int]:
+        """Entries not yet delivered to the group, per partition."""
+        pipe = self._r.pipeline(transaction=False)
+        for name in self.names:
+            pipe.xinfo_groups(name)
+        out = {}
+        for partition, (name, groups) in enumerate(zip(self.names, pipe.execute(), strict=True)):
+            group = next((g for g in groups if text(g["name"]) == self.group), None)
+            if group is None:
+                out[partition] = self._r.xlen(name)
+            elif group.get("lag") is not None:
+                out[partition] = int(group["lag"])
+            else:  # Redis cannot tell after deletions: count what follows the group's position
+                last = text(group["last-delivered-id"])
+                out[partition] = len(entries_of(self._r.xrange(name, f"({last}", "+", count=100_000)))
+        return out
+
+    def trim(self) -> int:
+        """Drop every entry below the oldest one the group still needs (pending or undelivered)."""
+        trimmed = 0
+        for name in self.names:
+            groups = self._r.xinfo_groups(name)
+            group = next((g for g in groups if text(g["name"]) == self.group), None)
+            if group is None:
+                continue
+            keep_from = text(group["last-delivered-id"])
+            if int(group["pending"]):
+                keep_from = text(self._r.xpending(name, self.group)["min"])
+            trimmed += int(self._r.xtrim(name, minid=keep_from, approximate=True))
+        return trimmed
+
+
+class RedisBus:
+    """The command bus: ``{p}:commands`` streams, consumer group ``workers``, ``{p}:dead``."""
+
+    def __init__(self, r: redis.Redis, keys: Keys) -> None:
+        self._r = r
+        self._keys = keys
+        self.partitions = keys.partitions
+        self._streams = GroupStreams(r, [keys.commands(p) for p in range(keys.partitions)], WORKERS_GROUP)
+        self._partition_of = {name: p for p, name in enumerate(self._streams.names)}
+
+    def publish(self, match_id: str, data: bytes) -> str:
+        return text(self._r.xadd(self._keys.commands(self._keys.partition(match_id)), {FIELD: data}))
+
+    def read(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
+        return self._streams.read(consumer, count, block_ms)
+
+    def ack(self, delivery: Delivery) -> None:
+        self._streams.ack(delivery)
+
+    def claim_stale(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
+        return self._streams.claim(consumer, min_idle_ms, count)
+
+    def dead_letter(self, delivery: Delivery, error: str) -> None:
+        """Record the command with its last error in ``{p}:dead`` and acknowledge it, in one transaction."""
+        dead = self._keys.dead(self._partition_of[delivery.stream])
+        pipe = self._r.pipeline(transaction=True)
+        pipe.xadd(dead, {FIELD: delivery.data, b"error": error.encode(), b"entry": delivery.entry_id.encode(),
+                         b"deliveries": str(delivery.deliveries).encode()}, maxlen=DEAD_MAXLEN, approximate=True)
+        pipe.xack(delivery.stream, WORKERS_GROUP, delivery.entry_id)
+        pipe.execute()
+
+    def dead_letters(self, partition: int, count: int = 100) -> list[tuple[bytes, str]]:
+        """The newest dead letters of a partition: (command bytes, error)."""
+        entries = entries_of(self._r.xrevrange(self._keys.dead(partition), count=count))
+        return [(fields[FIELD], fields[b"error"].decode()) for _, fields in entries]
+
+    def lag(self) -> dict[int, int]:
+        return self._streams.lag()
+
+    def forget(self, consumer: str) -> None:
+        self._streams.forget(consumer)
+
+    def trim(self) -> int:
+        return self._streams.trim()

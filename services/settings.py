@@ -1,0 +1,110 @@
+"""Settings of the Redis service, one object read from environment variables (units in the names).
+
+=============================  =====================================================================
+``AIRSHIP_REDIS_URL``          Redis URL (``redis://host:port/db``)
+``AIRSHIP_PARTITIONS``         P, the number of partitions (fixed per deployment)
+``AIRSHIP_KEY_PREFIX``         prefix of every key (tests and ``play --redis`` use their own)
+``AIRSHIP_METRICS_PORT``       Prometheus endpoint port of the process (0: none)
+``AIRSHIP_WORKER_BATCH``       commands a worker reads per batch
+``AIRSHIP_PROJECTOR_BATCH``    feed entries a projector reads per batch
+``AIRSHIP_BLOCK_MS``           how long an idle read blocks
+``AIRSHIP_CLAIM_IDLE_MS``      a pending entry idle this long belongs to a dead consumer
+``AIRSHIP_CLAIM_EVERY_S``      how often a worker looks for such entries (and trims the streams)
+``AIRSHIP_MAX_DELIVERIES``     deliveries after which a command goes to the dead-letter stream
+``AIRSHIP_FEED_MAXLEN``        approximate length the partition feeds are trimmed to
+``AIRSHIP_RESULTS_MAXLEN``     approximate length a match's results stream is trimmed to
+``AIRSHIP_UPDATES_MAXLEN``     approximate length a match's view-announcement stream is trimmed to
+``AIRSHIP_RESULTS_TTL_S``      a finished match's results stream expires this long after the end
+``AIRSHIP_GAME_MODULES``       comma-separated modules to import at start (games outside the registry)
+=============================  =====================================================================
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from services.pipeline.keys import DEFAULT_PARTITIONS, Keys
+from services.pipeline.worker import WorkerSettings
+
+_ENV = {
+    "redis_url": "AIRSHIP_REDIS_URL",
+    "partitions": "AIRSHIP_PARTITIONS",
+    "key_prefix": "AIRSHIP_KEY_PREFIX",
+    "metrics_port": "AIRSHIP_METRICS_PORT",
+    "worker_batch_size": "AIRSHIP_WORKER_BATCH",
+    "projector_batch_size": "AIRSHIP_PROJECTOR_BATCH",
+    "block_ms": "AIRSHIP_BLOCK_MS",
+    "claim_idle_ms": "AIRSHIP_CLAIM_IDLE_MS",
+    "claim_every_s": "AIRSHIP_CLAIM_EVERY_S",
+    "max_deliveries": "AIRSHIP_MAX_DELIVERIES",
+    "feed_maxlen": "AIRSHIP_FEED_MAXLEN",
+    "results_maxlen": "AIRSHIP_RESULTS_MAXLEN",
+    "updates_maxlen": "AIRSHIP_UPDATES_MAXLEN",
+    "results_ttl_s": "AIRSHIP_RESULTS_TTL_S",
+    "game_modules": "AIRSHIP_GAME_MODULES",
+}
+
+
+class SettingsError(ValueError):
+    """An environment variable holds a value of the wrong kind."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    partitions: int = DEFAULT_PARTITIONS
+    key_prefix: str = "airship"
+    metrics_port: int = 0
+    worker_batch_size: int = 64
+    projector_batch_size: int = 256
+    block_ms: int = 1000
+    claim_idle_ms: int = 30_000
+    claim_every_s: float = 5.0
+    max_deliveries: int = 5
+    feed_maxlen: int = 100_000
+    results_maxlen: int = 1_000
+    updates_maxlen: int = 1_000
+    results_ttl_s: int = 86_400
+    game_modules: str = ""
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Defaults, overridden by the environment, overridden by ``overrides`` (e.g. CLI flags; None
+        values are ignored)."""
+        env = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = env.get(_ENV[f.name])
+            if raw is None or raw == "":
+                continue
+            kind = type(getattr(cls(), f.name))
+            try:
+                values[f.name] = kind(raw)
+            except ValueError as e:
+                raise SettingsError(f"{_ENV[f.name]}={raw!r} is not a valid {kind.__name__}") from e
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        settings = cls(**values)
+        if settings.partitions < 1:
+            raise SettingsError("AIRSHIP_PARTITIONS must be at least 1")
+        return settings
+
+    def with_(self, **changes: Any) -> Settings:
+        return replace(self, **changes)
+
+    @property
+    def keys(self) -> Keys:
+        return Keys(self.key_prefix, self.partitions)
+
+    def worker(self) -> WorkerSettings:
+        return WorkerSettings(batch_size=self.worker_batch_size, block_ms=self.block_ms,
+                              max_deliveries=self.max_deliveries, claim_idle_ms=self.claim_idle_ms,
+                              claim_every_s=self.claim_every_s)
+
+    def import_game_modules(self) -> None:
+        """Import the extra game modules (each registers its games in ``GAMES`` when imported)."""
+        for name in filter(None, (m.strip() for m in self.game_modules.split(","))):
+            importlib.import_module(name)
