@@ -11,10 +11,9 @@ from services.replay.files import FORMATS, LogFileError, MatchLog
 from services.replay.stepper import ReplayError
 
 Handler = Callable[[argparse.Namespace], int]
-Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
-def add_parsers(sub: Subparsers) -> None:
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("replay", help="show a match step by step from Redis or a log file, or verify its log")
     p.add_argument("file", nargs="?", type=Path, default=None, help="a log file (JSON lines or msgpack)")
     p.add_argument("--redis", default=None, help="Redis URL, to read the match from the store (with --match)")
