@@ -13,8 +13,8 @@ from services.replay.upcast import (
     UPCASTERS,
     RawEvent,
     Upcaster,
-    Upcasters,
     UpcastError,
+    Upcasters,
     load_event,
     upcast_event,
 )
@@ -60,7 +60,7 @@ def test_generic_then_game_then_event_type_upcasters_run_in_order_per_step() -> 
 
     def tag(name: str) -> Upcaster:
         def fn(raw: RawEvent) -> RawEvent:
-            calls.append(f"{name}@{raw['schema_version'] if 'schema_version' in raw else 0}")
+            calls.append(f"{name}@{raw.get('schema_version', 0)}")
             return raw
         return fn
 
