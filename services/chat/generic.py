@@ -82,7 +82,7 @@ class DefaultAdapter:
             return ChatError(f"Write a command. {help_}")
         if not legal:
             return ChatError("You have nothing to do right now (it is not your turn, or the match is over).")
-        if text.isdigit():
+        if text.isascii() and text.isdigit():
             pick = int(text)
             if 1 <= pick <= len(legal):
                 return _copy(legal[pick - 1])
@@ -110,7 +110,7 @@ class DefaultAdapter:
         key_lists = {tuple(b) for b in bodies}
         positional = [t for t in tokens if t.key is None]
         if positional:
-            if len(key_lists) != 1 or len(positional) > len(next(iter(key_lists))):
+            if len(key_lists) != 1:
                 return ChatError(f"Name the values, like '{example}'.")
             order = list(next(iter(key_lists)))
             named = {t.key for t in tokens if t.key is not None}
@@ -123,7 +123,7 @@ class DefaultAdapter:
         for token in tokens:
             key = token.key or ""
             if key not in shapes:
-                hint = difflib.get_close_matches(key, list(shapes), n=1)
+                hint = difflib.get_close_matches(key, list(shapes), n=1) or (list(shapes) if len(shapes) == 1 else [])
                 known = ", ".join(shapes) or "nothing"
                 return ChatError(f"'{type_}' has no '{key}'{f' (did you mean {hint[0]}?)' if hint else ''}; "
                                  f"it takes {known}. For example: {example}")

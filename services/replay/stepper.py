@@ -137,11 +137,11 @@ def interact(replay: Replay, inp: TextIO, out: TextIO, seat: int | None = None, 
             out.write(HELP + "\n")
             continue
         if word in ("g", "goto"):
-            if len(words) != 2 or not words[1].isdigit():
+            if len(words) != 2 or not (words[1].isascii() and words[1].isdigit()):
                 out.write("goto needs a version number, e.g. 'g 12'\n")
                 continue
             target = int(words[1])
-        elif word.isdigit():
+        elif word.isascii() and word.isdigit():
             target = int(word)
         elif word in moves:
             target = moves[word](version)

@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from schemas.codec import DecodeError, unpack_obj
 from schemas.envelopes import EVENT_SCHEMA_VERSION, EventEnvelope
 
 RawEvent = dict[str, Any]
@@ -126,3 +127,12 @@ def game_of(raw: object) -> str | None:
         game = raw["body"].get("game")
         return game if isinstance(game, str) else None
     return None
+
+
+def decode_event(data: bytes, game: str | None = None, upcasters: Upcasters = UPCASTERS) -> EventEnvelope:
+    """A packed (msgpack) event of any schema version as a current envelope: what a store's ``read_log`` and
+    the feed readers use instead of ``unpack(EventEnvelope, data)`` so that old entries stay readable."""
+    try:
+        return load_event(unpack_obj(data), game, upcasters)
+    except DecodeError as e:
+        raise UpcastError(str(e)) from e

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from schemas.codec import pack_obj
 from schemas.envelopes import EVENT_SCHEMA_VERSION
 from services.replay.files import read_match
 from services.replay.stepper import Replay
@@ -15,6 +16,7 @@ from services.replay.upcast import (
     Upcaster,
     UpcastError,
     Upcasters,
+    decode_event,
     load_event,
     upcast_event,
 )
@@ -87,3 +89,12 @@ def test_registering_nonsense_is_refused() -> None:
         UPCASTERS.register(EVENT_SCHEMA_VERSION)
     with pytest.raises(ValueError):
         UPCASTERS.register(0, event_type="Taken")
+
+
+def test_a_packed_old_event_from_a_store_decodes_as_current() -> None:
+    old = {"match_id": "a", "version": 5, "type": "Taken", "body": {"seat": 0, "count": 2}, "seats": [0, 1]}
+    envelope = decode_event(pack_obj(old), "nim")
+    assert envelope.body == {"seat": 0, "n": 2} and envelope.visible_to == [0, 1]
+    assert decode_event(pack_obj(old)).body == {"seat": 0, "count": 2}  # game unknown: generic steps only
+    with pytest.raises(UpcastError, match="not valid msgpack"):
+        decode_event(b"\xc1")
