@@ -44,7 +44,9 @@ class VerifyReport:
     def summary(self) -> str:
         lines = [f"FAILED at version {self.mismatch.version}: {self.mismatch.reason}"] if self.mismatch else []
         setup = "re-created" if self.setup_checked else "not re-created"
-        checked = (f"{self.events} events replayed through evolve; set-up {setup}; "
+        replayed = f"{self.events} events" if self.mismatch is None else \
+            f"{self.mismatch.version - 1} of {self.events} events"
+        checked = (f"{replayed} replayed through evolve; set-up {setup}; "
                    f"{self.commands_decided} commands decided again ({self.events_decided} events compared)")
         if self.unchecked:
             checked += f"; {self.unchecked} events without a recorded command checked by evolve only"
