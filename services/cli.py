@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from services import cli_redis
+from services import cli_redis, cli_tools
 from services.games import GAMES
 from services.games.errors import Rejected
 
@@ -52,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_schemas(sub)
     sub.add_parser("games", help="list the games and their options")
     cli_redis.add_parsers(sub)
+    cli_tools.add_parsers(sub)
     return parser
 
 
@@ -82,7 +83,8 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"play": cmd_play, "schemas": cmd_schemas, "games": cmd_games, **cli_redis.COMMANDS}
+COMMANDS = {"play": cmd_play, "schemas": cmd_schemas, "games": cmd_games, **cli_redis.COMMANDS,
+            **cli_tools.COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

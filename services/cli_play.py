@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from schemas.codec import to_json_line
 from services.bots.base import BOTS, Bot
 from services.games.errors import BadOptions
 from services.pipeline.client import Client
@@ -29,11 +28,10 @@ def make_bots(spec: str, seats: int, seed: int | None) -> list[Bot]:
 
 
 def save_log(store: EventStore, match_id: str, path: Path) -> int:
-    events = store.read_log(match_id)
-    with path.open("w") as f:
-        for envelope in events:
-            f.write(to_json_line(envelope) + "\n")
-    return len(events)
+    """The match header (with the seed, for ``airship replay --verify``), then one event envelope a line."""
+    from services.replay.transfer import export_match
+
+    return export_match(store, match_id, path, "jsonl")
 
 
 def print_report(report: MatchReport) -> None:

@@ -46,7 +46,7 @@ class LazyRandom(random.Random):
         self._ensure_seeded()
         return super().getrandbits(k)
 
-    def getstate(self) -> tuple[int, ...]:  # type: ignore[override]
+    def getstate(self) -> tuple[int, ...]:
         self._ensure_seeded()
         return super().getstate()
 

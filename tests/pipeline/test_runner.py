@@ -37,7 +37,8 @@ def test_play_command_prints_scores_and_saves_the_log(tmp_path: Path, capsys: py
     assert main(["play", "--game", "nim", "--players", "2", "--seed", "3", "--save-log", str(path), "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "seat 0:" in out and "seat 1:" in out and "winner" in out
-    lines = path.read_text().splitlines()
+    header, *lines = path.read_text().splitlines()
+    assert json.loads(header)["kind"] == "meta" and json.loads(header)["seed"] == 3
     envelopes = [EventEnvelope.model_validate(json.loads(line)) for line in lines]
     assert [e.version for e in envelopes] == list(range(1, len(envelopes) + 1))
     assert envelopes[0].type == "MatchStarted"
