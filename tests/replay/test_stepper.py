@@ -22,7 +22,7 @@ def log() -> MatchLog:
 
 @pytest.mark.parametrize("fmt", ["jsonl", "msgpack"])
 @pytest.mark.parametrize(
-    "game", sorted(n for n, g in GAMES.items() if type(g).__module__.startswith("services.games.")) + ["nim"]
+    "game", [*sorted(n for n, g in GAMES.items() if type(g).__module__.startswith("services.games.")), "nim"]
 )
 def test_replaying_a_finished_match_gives_exactly_the_projectors_final_views(tmp_path: Path, game: str,
                                                                                fmt: str) -> None:
