@@ -18,7 +18,8 @@ from services.games.modern_world.data import (
     RESOURCES,
     TOKENS,
 )
-from services.games.modern_world.state import LEADER, NATIONS as NATIONS_PHASE
+from services.games.modern_world.state import LEADER
+from services.games.modern_world.state import NATIONS as NATIONS_PHASE
 from tests.games.mw_helpers import GAME, new_match, play
 
 SEED = Path("/work/shared/rules/seeds/modern_world.txt")
@@ -68,7 +69,9 @@ def test_resource_cards_transcribe_the_seed_table() -> None:
 @pytest.mark.skipif(not SEED.exists(), reason="seed rule text not available")
 def test_market_cards_transcribe_the_seed_table() -> None:
     lines = _seed_section("MARKET DECK CARD LIST", "OPTIONAL RULE")
-    short = {"VT": "victory", "LT": "labor", "MT": "materials", "$T": "money", "RT": "research", "AT": "action"}
+    short = {
+        "VT": "victory", "LT": "labor", "MT": "materials", "$T": "money", "RT": "research", "AT": "action",
+    }
     got = [(m.name, m.amount, TOKENS[m.token]) for m in MARKETS]
     want = []
     for line in lines:
