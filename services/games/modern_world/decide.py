@@ -88,11 +88,14 @@ def decide(state: State, command: Command, rng: random.Random) -> list[Event]:
     if seat not in acting:
         who = ", ".join(str(s) for s in sorted(acting))
         raise NotYourTurn(f"it is not your turn: waiting for seat {who} in the {state.phase} phase")
-    phases, fn = handler
+    phases, fields, fn = handler
     if state.phase not in phases:
         raise IllegalMove(f"'{command.type}' is not allowed in the {state.phase} phase")
     if not isinstance(command.body, dict):
         raise BadCommand("the command body must be a mapping")
+    if not fields.issuperset(command.body):
+        unknown = ", ".join(sorted(str(k) for k in command.body if k not in fields))
+        raise BadCommand(f"unknown field(s) {unknown} for '{command.type}'")
     flow = Flow(state, rng)
     fn(flow, seat, command.body)
     return flow.events
@@ -339,17 +342,20 @@ def decline_trade(flow: Flow, seat: int, body: Body) -> None:
 
 Handler = Callable[[Flow, int, Body], None]
 ANY = (NATIONS_PHASE, LEADER, MARKET, RESOURCE, INVESTMENT, TRADE, BUILD, END)
-HANDLERS: dict[str, tuple[tuple[str, ...], Handler]] = {
-    "convert": (ANY, convert),
-    "pick_nation": ((NATIONS_PHASE,), pick_nation),
-    "bid": (AUCTIONS, bid),
-    "pass": (AUCTIONS, pass_),
-    "buy": ((RESOURCE,), buy),
-    "invest": ((INVESTMENT,), invest),
-    "propose_trade": ((TRADE,), propose_trade),
-    "accept_trade": ((TRADE,), accept_trade),
-    "decline_trade": ((TRADE,), decline_trade),
-    "build": ((BUILD,), build),
-    "discard": ((END,), discard),
-    "done": ((RESOURCE, INVESTMENT, TRADE, BUILD), done),
+TRADE_FIELDS = frozenset(("to", "give_cards", "give_tokens", "get_cards", "get_tokens"))
+NONE: frozenset[str] = frozenset()
+# command type -> (phases it is allowed in, body fields, handler)
+HANDLERS: dict[str, tuple[tuple[str, ...], frozenset[str], Handler]] = {
+    "convert": (ANY, frozenset(("into", "count")), convert),
+    "pick_nation": ((NATIONS_PHASE,), frozenset(("nation",)), pick_nation),
+    "bid": (AUCTIONS, frozenset(("amount",)), bid),
+    "pass": (AUCTIONS, NONE, pass_),
+    "buy": ((RESOURCE,), frozenset(("position", "action", "research")), buy),
+    "invest": ((INVESTMENT,), frozenset(("cards",)), invest),
+    "propose_trade": ((TRADE,), TRADE_FIELDS, propose_trade),
+    "accept_trade": ((TRADE,), frozenset(("id",)), accept_trade),
+    "decline_trade": ((TRADE,), frozenset(("id",)), decline_trade),
+    "build": ((BUILD,), frozenset(("card",)), build),
+    "discard": ((END,), frozenset(("cards",)), discard),
+    "done": ((RESOURCE, INVESTMENT, TRADE, BUILD), NONE, done),
 }
