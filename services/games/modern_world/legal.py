@@ -1,8 +1,8 @@
 """Legal commands: a bounded, deterministic list that ``decide`` accepts, covering every command type.
 
 Where choices are many the list is a sample: bids are the least bid, the least + 2 and everything you
-have; purchases offer all-action, all-research and a balanced mix; conversion offers one token of the
-kind the phase needs; investment offers each kind of card alone and the whole hand; trade proposals are
+have; purchases offer all-action, all-research and a balanced mix; conversion offers turning all
+your money into the kind of token the phase needs; investment offers each kind of card alone and the whole hand; trade proposals are
 a few simple swaps with each partner still trading. "pass"/"done" is always listed.
 """
 
@@ -60,9 +60,9 @@ def legal_commands(state: State, seat: int) -> list[Command]:
         out = [Command(seat, "pick_nation", {"nation": n}) for n in state.nations_left]
     else:
         return []
-    tokens = state.players[seat].tokens
-    if tokens[MONEY] >= MONEY_PER_TOKEN:
-        out.append(Command(seat, "convert", {"into": TOKENS[_wanted(state, seat)], "count": 1}))
+    count = state.players[seat].tokens[MONEY] // MONEY_PER_TOKEN
+    if count:
+        out.append(Command(seat, "convert", {"into": TOKENS[_wanted(state, seat)], "count": count}))
     return out
 
 
