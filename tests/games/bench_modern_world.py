@@ -13,9 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from services.games.modern_world import GAME  # noqa: E402
-from services.games.rng import derive_rng  # noqa: E402
-from tests.games.harness import start  # noqa: E402
+from services.games.modern_world import GAME
+from services.games.rng import derive_rng
+from tests.games.harness import start
 
 
 def bench(matches: int) -> None:

@@ -1,9 +1,12 @@
 """Legal commands: a bounded, deterministic list that ``decide`` accepts, covering every command type.
 
 Where choices are many the list is a sample: bids are the least bid, the least + 2 and everything you
-have; purchases offer all-action, all-research and a balanced mix; conversion offers turning all
-your money into the kind of token the phase needs; investment offers each kind of card alone and the whole hand; trade proposals are
-a few simple swaps with each partner still trading. "pass"/"done" is always listed.
+have; purchases offer all-action, all-research and a balanced mix; conversion offers turning all your
+money into the kind of token the phase needs (influence in auctions, action/research when buying,
+materials/labor when building, victory otherwise); investment offers each kind of card alone and the
+whole hand; end-phase discards offer the first or the last cards of the sorted hand; trade proposals
+are two simple swaps with each partner still trading (your first card for 2 of his most plentiful
+token; 2 of your most plentiful token for 1 of his). "pass"/"done" is always listed.
 """
 
 from __future__ import annotations
