@@ -176,3 +176,11 @@ def test_rejections_on_a_real_match_leave_the_state_and_legal_commands_are_accep
     rejected(s, waiting[0], "bid", amount=10_000)
     e = rejected(s, waiting[0], "bid", amount=1, extra=3)
     assert isinstance(e, BadCommand) and "unknown field(s) extra" in e.reason
+
+
+def test_body_must_be_a_mapping() -> None:
+    s = leader_state()
+    snapshot = copy.deepcopy(s)
+    with pytest.raises(BadCommand, match="must be a mapping"):
+        GAME.decide(s, Command(0, "bid", [3]), random.Random(0))  # type: ignore[arg-type]
+    assert s == snapshot

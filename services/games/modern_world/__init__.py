@@ -29,8 +29,10 @@ A turn begins by ending the match if the resource deck or the event deck is empt
 6. Investment: in turn order, discard cards from hand for three times their production.
 7. Trade: everyone at once may propose trades (cards and tokens on both sides) to a player still
    trading, accept or decline proposals made to him, or declare himself done; a proposal lapses when
-   either side is done; the phase ends when all are done. A trade the proposer can no longer pay is
-   refused. House rule: at most 3 proposals per player per trade phase (the rules are silent).
+   either side is done; the phase ends when all are done. Accepting a trade the proposer can no longer
+   pay refuses it (it closes, nothing moves); accepting one you cannot pay yourself is rejected (the
+   proposal stays open: convert money or decline). Card names in proposals are seen only by the two
+   sides. House rule: at most 3 proposals per player per trade phase (the rules are silent).
 8. Build: in turn order, put cards from hand into play for 5 materials + 5 labor (7 + 7 if a copy is
    already in play), each further build in the phase costing 1 more of each (cumulative).
 9. End: everyone holding more than 7 cards discards down to 7, choosing which.

@@ -35,14 +35,34 @@ __all__ = ["Flow"]
 
 
 class Flow:
-    """The events of one decision so far, and the state after them."""
+    """The events of one decision so far, and the state after them.
 
-    __slots__ = ("events", "rng", "state")
+    Events are applied lazily: a decision that never looks at the state after its last event (most
+    of them) does not pay for evolving it twice.
+    """
+
+    __slots__ = ("_pending", "_state", "events", "rng")
 
     def __init__(self, state: State, rng: random.Random) -> None:
-        self.state = state
+        self._state = state
+        self._pending: list[Event] = []
         self.rng = rng
         self.events: list[Event] = []
+
+    @property
+    def state(self) -> State:
+        if self._pending:
+            s = self._state
+            for event in self._pending:
+                s = evolve(s, event)
+            self._state = s
+            self._pending.clear()
+        return self._state
+
+    @state.setter
+    def state(self, value: State) -> None:
+        self._state = value
+        self._pending.clear()
 
     def emit(
         self,
@@ -53,7 +73,7 @@ class Flow:
     ) -> None:
         event = Event(type_, body, visible_to, redacted)
         self.events.append(event)
-        self.state = evolve(self.state, event)
+        self._pending.append(event)
 
     # ------------------------------------------------------------------ turn and phases
 
