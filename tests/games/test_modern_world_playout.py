@@ -95,7 +95,7 @@ def declared(e: Event) -> list[int]:
 
 
 def totals(s: State) -> list[int]:
-    return [sum(p.tokens[i] for p in s.players) for i in range(7)]
+    return [sum(column) for column in zip(*(p.tokens for p in s.players), strict=True)]
 
 
 def check_ledger(log: list[Event]) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from services.games.modern_world.codec import event_names, market_name, market_names, res_names, token_map
 from services.games.modern_world.data import EVENTS, TOKENS
 from services.games.modern_world.decide import to_act
-from services.games.modern_world.state import State, Trade
+from services.games.modern_world.state import TRADE, State, Trade
 
 
 def _tokens(tokens: tuple[int, ...]) -> dict[str, int]:
@@ -38,7 +38,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
                 "in_play": res_names(p.in_play),
                 "permanent_events": event_names(p.permanents),
                 "nation": p.nation,
-                "done_trading": i in state.done,
+                "done_trading": state.phase == TRADE and i in state.done,
                 "proposals_made": state.proposals[i] if state.proposals else 0,
             }
         )
