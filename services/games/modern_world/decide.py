@@ -87,7 +87,8 @@ def decide(state: State, command: Command, rng: random.Random) -> list[Event]:
     acting = to_act(state)
     if seat not in acting:
         who = ", ".join(str(s) for s in sorted(acting))
-        raise NotYourTurn(f"it is not your turn: waiting for seat {who} in the {state.phase} phase")
+        seats = "seat" if len(acting) == 1 else "seats"
+        raise NotYourTurn(f"it is not your turn: waiting for {seats} {who} in the {state.phase} phase")
     phases, fields, fn = handler
     if state.phase not in phases:
         raise IllegalMove(f"'{command.type}' is not allowed in the {state.phase} phase")
