@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from schemas.game_schemas import GameSchemas
+from schemas.modern_world import SCHEMAS as MODERN_WORLD
 from schemas.moderne_zeiten import SCHEMAS as MODERNE_ZEITEN
 
 GAME_SCHEMAS: dict[str, GameSchemas] = {
     "moderne-zeiten": MODERNE_ZEITEN,
+    "modern-world": MODERN_WORLD,
 }

@@ -1,0 +1,367 @@
+"""Applying events: one small function per event type, dispatched by a dict. No randomness, no checks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from services.games.base import Event, Outcome
+from services.games.modern_world.codec import (
+    event_ids,
+    market_ids,
+    res_ids,
+    token_tuple,
+)
+from services.games.modern_world.data import (
+    ACTION,
+    EVENT_INDEX,
+    INFLUENCE,
+    LABOR,
+    MARKET_INDEX,
+    MARKETS,
+    MATERIALS,
+    MONEY,
+    MONEY_PER_TOKEN,
+    NATION_NAMES,
+    RESEARCH,
+    RESOURCE_INDEX,
+    START_TOKENS,
+    TABLEAU_SIZE,
+    TOKEN_INDEX,
+)
+from services.games.modern_world.state import (
+    NATIONS as NATIONS_PHASE,
+)
+from services.games.modern_world.state import (
+    OVER,
+    SETUP,
+    TRADE,
+    Auction,
+    Player,
+    State,
+    Trade,
+    add_tokens,
+    remove_cards,
+    sorted_add,
+)
+
+Body = dict[str, Any]
+
+
+def _player(state: State, seat: int, player: Player) -> State:
+    players = list(state.players)
+    players[seat] = player
+    return state._replace(players=tuple(players))
+
+
+def _tokens(state: State, seat: int, index: int, delta: int) -> State:
+    p = state.players[seat]
+    tokens = list(p.tokens)
+    tokens[index] += delta
+    return _player(state, seat, p._replace(tokens=tuple(tokens)))
+
+
+def match_started(state: State, b: Body) -> State:
+    n = b["seats"]
+    return State(
+        seats=n,
+        national_identity=bool(b["options"].get("national_identity", False)),
+        phase=SETUP,
+        players=tuple(Player(tokens=START_TOKENS) for _ in range(n)),
+        proposals=(0,) * n,
+    )
+
+
+def decks_shuffled(state: State, b: Body) -> State:
+    return state._replace(
+        resource_deck=res_ids(b["resource"]),
+        market_deck=market_ids(b["market"]),
+        event_deck=event_ids(b["events"]),
+    )
+
+
+def leader_chosen(state: State, b: Body) -> State:
+    return state._replace(leader=b["seat"])
+
+
+def nation_picked(state: State, b: Body) -> State:
+    seat, card = b["seat"], RESOURCE_INDEX[b["card"]]
+    deck = list(state.resource_deck)
+    deck.remove(card)
+    p = state.players[seat]
+    state = _player(state, seat, p._replace(nation=b["nation"], in_play=sorted_add(p.in_play, (card,))))
+    left = tuple(n for n in state.nations_left if n != b["nation"])
+    return state._replace(resource_deck=tuple(deck), nations_left=left, queue=state.queue[1:])
+
+
+def tableau_dealt(state: State, b: Body) -> State:
+    k = len(b["cards"])
+    return state._replace(tableau=state.resource_deck[:k], resource_deck=state.resource_deck[k:])
+
+
+def turn_started(state: State, b: Body) -> State:
+    return state._replace(turn=b["turn"], skipped=(), skip_build=(), extra_markets=0)
+
+
+def tokens_produced(state: State, b: Body) -> State:
+    players = tuple(
+        p._replace(tokens=add_tokens(p.tokens, token_tuple(g)))
+        for p, g in zip(state.players, b["gains"], strict=True)
+    )
+    return state._replace(players=players)
+
+
+def event_flipped(state: State, b: Body) -> State:
+    return state._replace(event_deck=state.event_deck[1:], current_event=EVENT_INDEX[b["card"]])
+
+
+def no_change(state: State, b: Body) -> State:
+    return state
+
+
+def tokens_changed(state: State, b: Body) -> State:
+    return _tokens(state, b["seat"], TOKEN_INDEX[b["token"]], b["delta"])
+
+
+def permanent_event_taken(state: State, b: Body) -> State:
+    seat = b["seat"]
+    p = state.players[seat]
+    card = EVENT_INDEX[b["card"]]
+    state = _player(state, seat, p._replace(permanents=(*p.permanents, card)))
+    return state._replace(current_event=None)
+
+
+def event_discarded(state: State, b: Body) -> State:
+    return state._replace(current_event=None, event_discard=(*state.event_discard, EVENT_INDEX[b["card"]]))
+
+
+def skip_ordered(state: State, b: Body) -> State:
+    if b["seat"] is None:
+        return state._replace(skipped=(*state.skipped, b["phase"]))
+    return state._replace(skip_build=(*state.skip_build, b["seat"]))
+
+
+def markets_added(state: State, b: Body) -> State:
+    return state._replace(extra_markets=state.extra_markets + b["count"])
+
+
+def phase_started(state: State, b: Body) -> State:
+    phase = b["phase"]
+    state = state._replace(phase=phase, queue=tuple(b["order"]), builds=0, auction=None)
+    if phase == TRADE:
+        state = state._replace(done=(), trades=(), proposals=(0,) * state.seats)
+    elif phase == NATIONS_PHASE:
+        state = state._replace(nations_left=NATION_NAMES)
+    return state
+
+
+def market_cards_drawn(state: State, b: Body) -> State:
+    k = len(b["cards"])
+    return state._replace(
+        market_row=state.market_row + state.market_deck[:k], market_deck=state.market_deck[k:]
+    )
+
+
+def market_deck_reshuffled(state: State, b: Body) -> State:
+    return state._replace(market_deck=market_ids(b["cards"]), market_discard=())
+
+
+def auction_started(state: State, b: Body) -> State:
+    card = b["card"]
+    return state._replace(auction=Auction(None if card is None else MARKET_INDEX[card], b["first"]))
+
+
+def _next_bidder(state: State, seat: int) -> int:
+    return (seat + 1) % state.seats
+
+
+def bid_placed(state: State, b: Body) -> State:
+    a = state.auction
+    assert a is not None
+    seat = b["seat"]
+    auction = a._replace(high_bid=b["amount"], high_bidder=seat, passes=0, turn=_next_bidder(state, seat))
+    return state._replace(auction=auction)
+
+
+def bid_passed(state: State, b: Body) -> State:
+    a = state.auction
+    assert a is not None
+    return state._replace(auction=a._replace(passes=a.passes + 1, turn=_next_bidder(state, b["seat"])))
+
+
+def auction_won(state: State, b: Body) -> State:
+    seat = b["seat"]
+    state = _tokens(state, seat, INFLUENCE, -b["bid"])
+    if b["card"] is None:
+        return state._replace(leader=seat, auction=None)
+    card = MARKET_INDEX[b["card"]]
+    m = MARKETS[card]
+    state = _tokens(state, seat, m.token, m.amount)
+    return state._replace(
+        auction=None,
+        market_row=state.market_row[1:],
+        market_discard=(*state.market_discard, card),
+    )
+
+
+def auction_unsold(state: State, b: Body) -> State:
+    if b["card"] is None:
+        return state._replace(auction=None)
+    card = MARKET_INDEX[b["card"]]
+    return state._replace(
+        auction=None, market_row=state.market_row[1:], market_discard=(*state.market_discard, card)
+    )
+
+
+def card_bought(state: State, b: Body) -> State:
+    seat, pos = b["seat"], b["position"] - 1
+    p = state.players[seat]
+    tokens = list(p.tokens)
+    tokens[ACTION] -= b["action"]
+    tokens[RESEARCH] -= b["research"]
+    card = state.tableau[pos]
+    state = _player(state, seat, p._replace(tokens=tuple(tokens), hand=sorted_add(p.hand, (card,))))
+    tableau = state.tableau[:pos] + state.tableau[pos + 1 :]
+    deck = state.resource_deck
+    if deck and len(tableau) < TABLEAU_SIZE:
+        tableau, deck = (*tableau, deck[0]), deck[1:]
+    return state._replace(tableau=tableau, resource_deck=deck)
+
+
+def player_done(state: State, b: Body) -> State:
+    seat = b["seat"]
+    if state.phase == TRADE:
+        trades = tuple(t for t in state.trades if t.frm != seat and t.to != seat)
+        return state._replace(done=(*state.done, seat), trades=trades)
+    return state._replace(queue=state.queue[1:], builds=0)
+
+
+def cards_invested(state: State, b: Body) -> State:
+    seat = b["seat"]
+    cards = res_ids(b["cards"])
+    p = state.players[seat]
+    p = p._replace(hand=remove_cards(p.hand, cards), tokens=add_tokens(p.tokens, token_tuple(b["gains"])))
+    state = _player(state, seat, p)
+    return state._replace(resource_discard=state.resource_discard + cards)
+
+
+def trade_proposed(state: State, b: Body) -> State:
+    frm = b["proposer"]
+    give, get = b["give"], b["get"]
+    trade = Trade(
+        b["id"], frm, b["partner"],
+        res_ids(give["cards"]), token_tuple(give["tokens"]),
+        res_ids(get["cards"]), token_tuple(get["tokens"]),
+    )
+    proposals = list(state.proposals)
+    proposals[frm] += 1
+    return state._replace(
+        trades=(*state.trades, trade), next_trade_id=b["id"] + 1, proposals=tuple(proposals)
+    )
+
+
+def _close(state: State, trade_id: int) -> State:
+    return state._replace(trades=tuple(t for t in state.trades if t.id != trade_id))
+
+
+def trade_accepted(state: State, b: Body) -> State:
+    t = next(t for t in state.trades if t.id == b["id"])
+    a, c = state.players[t.frm], state.players[t.to]
+    a = a._replace(
+        hand=sorted_add(remove_cards(a.hand, t.give_cards), t.get_cards),
+        tokens=add_tokens(add_tokens(a.tokens, t.give_tokens, -1), t.get_tokens),
+    )
+    c = c._replace(
+        hand=sorted_add(remove_cards(c.hand, t.get_cards), t.give_cards),
+        tokens=add_tokens(add_tokens(c.tokens, t.get_tokens, -1), t.give_tokens),
+    )
+    state = _player(_player(state, t.frm, a), t.to, c)
+    return _close(state, t.id)
+
+
+def trade_closed(state: State, b: Body) -> State:
+    return _close(state, b["id"])
+
+
+def card_built(state: State, b: Body) -> State:
+    seat = b["seat"]
+    card = RESOURCE_INDEX[b["card"]]
+    p = state.players[seat]
+    tokens = list(p.tokens)
+    tokens[MATERIALS] -= b["materials"]
+    tokens[LABOR] -= b["labor"]
+    hand, in_play = remove_cards(p.hand, (card,)), sorted_add(p.in_play, (card,))
+    p = p._replace(tokens=tuple(tokens), hand=hand, in_play=in_play)
+    return _player(state, seat, p)._replace(builds=state.builds + 1)
+
+
+def cards_discarded(state: State, b: Body) -> State:
+    seat = b["seat"]
+    cards = res_ids(b["cards"])
+    p = state.players[seat]
+    state = _player(state, seat, p._replace(hand=remove_cards(p.hand, cards)))
+    return state._replace(
+        resource_discard=state.resource_discard + cards,
+        queue=tuple(s for s in state.queue if s != seat),
+    )
+
+
+def money_converted(state: State, b: Body) -> State:
+    seat, count = b["seat"], b["count"]
+    p = state.players[seat]
+    tokens = list(p.tokens)
+    tokens[MONEY] -= MONEY_PER_TOKEN * count
+    tokens[TOKEN_INDEX[b["into"]]] += count
+    return _player(state, seat, p._replace(tokens=tuple(tokens)))
+
+
+def game_ended(state: State, b: Body) -> State:
+    detail = {"reason": b["reason"], "turns": state.turn}
+    outcome = Outcome(scores=tuple(b["scores"]), winners=tuple(b["winners"]), detail=detail)
+    return state._replace(phase=OVER, outcome=outcome, queue=(), auction=None, trades=())
+
+
+HANDLERS: dict[str, Callable[[State, Body], State]] = {
+    "MatchStarted": match_started,
+    "DecksShuffled": decks_shuffled,
+    "LeaderChosen": leader_chosen,
+    "NationPicked": nation_picked,
+    "TableauDealt": tableau_dealt,
+    "TurnStarted": turn_started,
+    "TokensProduced": tokens_produced,
+    "EventFlipped": event_flipped,
+    "TieBroken": no_change,
+    "RandomPlayerChosen": no_change,
+    "TokensChanged": tokens_changed,
+    "PermanentEventTaken": permanent_event_taken,
+    "EventDiscarded": event_discarded,
+    "SkipOrdered": skip_ordered,
+    "PhaseSkipped": no_change,
+    "MarketsAdded": markets_added,
+    "PhaseStarted": phase_started,
+    "MarketCardsDrawn": market_cards_drawn,
+    "MarketDeckReshuffled": market_deck_reshuffled,
+    "AuctionStarted": auction_started,
+    "BidPlaced": bid_placed,
+    "BidPassed": bid_passed,
+    "AuctionWon": auction_won,
+    "AuctionUnsold": auction_unsold,
+    "CardBought": card_bought,
+    "PlayerDone": player_done,
+    "CardsInvested": cards_invested,
+    "TradeProposed": trade_proposed,
+    "TradeAccepted": trade_accepted,
+    "TradeDeclined": trade_closed,
+    "TradeRefused": trade_closed,
+    "CardBuilt": card_built,
+    "CardsDiscarded": cards_discarded,
+    "MoneyConverted": money_converted,
+    "GameEnded": game_ended,
+}
+
+
+def evolve(state: State, event: Event) -> State:
+    return HANDLERS[event.type](state, event.body)
+
+
+__all__ = ["HANDLERS", "evolve"]
