@@ -1,8 +1,11 @@
-"""The immutable state of a Mad Zeppelin match: frozen dataclasses and tuples only."""
+"""The immutable state of a Mad Zeppelin match: named tuples and tuples only.
+
+Named tuples rather than frozen dataclasses: they are as immutable and compare by value, and
+``_replace`` is several times faster than ``dataclasses.replace`` (evolve runs it on every event)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from services.games.mad_zeppelin.data import COLOUR_OF, SAFE_GOLD
 
@@ -12,8 +15,7 @@ from services.games.mad_zeppelin.data import COLOUR_OF, SAFE_GOLD
 Note = tuple[str, int, tuple[str, ...]]
 
 
-@dataclass(frozen=True, slots=True)
-class Player:
+class Player(NamedTuple):
     gold: int = 0
     hand: tuple[str, ...] = ()  # Cargo cards in hand, sorted
     front: tuple[str, ...] = ()  # thrown Cargo and placed Alcohol, sorted
@@ -22,8 +24,7 @@ class Player:
     rerolls: int = 0  # Lookout re-rolls used this game turn
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
+class Play(NamedTuple):
     """A Traitor played this turn. ``identity``: whose colour and Ability it has now (its own at first;
     the Stowaway and the Shadow take on others')."""
 
@@ -36,8 +37,7 @@ class Play:
         return COLOUR_OF[self.identity]
 
 
-@dataclass(frozen=True, slots=True)
-class Sequence:
+class Sequence(NamedTuple):
     """The current player's sequence (play, Search, two actions) and what interrupts it."""
 
     seat: int
@@ -50,8 +50,7 @@ class Sequence:
     steals: tuple[int, ...] = ()  # Captains' seats waiting to steal from this player, in order
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(NamedTuple):
     seats: int = 0
     mode: str = "run"
     target: int = 20
