@@ -20,7 +20,6 @@ from services.games.mad_zeppelin.data import (
 )
 from services.games.mad_zeppelin.state import Player, State
 
-
 DECK = Counter(ALL_CARDS)
 TRAITORS_SORTED = sorted(TRAITOR_KEYS)
 

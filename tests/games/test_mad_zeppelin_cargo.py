@@ -41,7 +41,8 @@ def test_discounts_add_up_guard_and_each_alcohol_in_front_never_below_zero() -> 
 
 
 def test_alcohol_is_put_in_front_instead_of_a_throw_no_colour_no_cost() -> None:
-    state = table(2, traitors={0: ["captain", "doctor"], 1: ["anarchist", "lookout"]}, hands={0: ["alcohol", "wood"]},
+    state = table(2, traitors={0: ["captain", "doctor"], 1: ["anarchist", "lookout"]},
+                  hands={0: ["alcohol", "wood"]},
                   dice=("red", "red", "yellow"))
     state, _ = act(state, 0, "play_traitor", traitor="captain")  # blue: no blue die
     gold = state.players[0].gold
@@ -57,7 +58,8 @@ def test_mysterious_crates_stand_in_for_1_or_2_gold_and_are_discarded() -> None:
     after, events = act(state, 0, "throw", card="gold_cargo", crates=["small_crate", "big_crate"])
     assert first(events, "CargoThrown").body == {"seat": 0, "card": "gold_cargo", "cost": 4,
                                                  "crates": ["big_crate", "small_crate"], "gold": 1}
-    assert after.players[0].hand == ("wood",) and after.discard == ("big_crate", "small_crate")  # wood: Search
+    assert after.players[0].hand == ("wood",)  # from the Search
+    assert after.discard == ("big_crate", "small_crate")
     assert after.players[0].gold == 0
 
 

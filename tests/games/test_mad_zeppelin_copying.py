@@ -12,7 +12,8 @@ from tests.games.mad_zeppelin_helpers import act, first, table, types
 
 
 def _tim_first(**kw: object) -> State:
-    state = table(3, traitors={0: ["stowaway", "captain"], 1: ["guard", "anarchist"], 2: ["shadow", "doctor"]},
+    state = table(3,
+                  traitors={0: ["stowaway", "captain"], 1: ["guard", "anarchist"], 2: ["shadow", "doctor"]},
                   **kw)  # type: ignore[arg-type]
     state, _ = act(state, 0, "play_traitor", traitor="stowaway")
     return state
@@ -58,7 +59,7 @@ def test_stowaway_may_then_use_the_ability_it_took_on_captain() -> None:
     state, _ = act(state, 0, "use_ability", traitor="captain")
     assert state.seq is not None and state.seq.copied == "captain"
     assert {c.type for c in GAME.legal_commands(state, 0)} >= {"use_ability", "end_sequence"}
-    state, events = act(state, 0, "use_ability", traitor="anarchist")
+    state, _events = act(state, 0, "use_ability", traitor="anarchist")
     assert state.watches == ((0, "anarchist"),) and state.seq is not None and state.seq.copied is None
     with pytest.raises(IllegalMove, match="already used"):
         act(state, 0, "use_ability", traitor="guard")
@@ -103,7 +104,8 @@ def test_shadow_takes_the_colour_and_ability_of_the_traitor_played_just_before()
     state, _ = act(state, 0, "end_sequence")
     state, _ = act(state, 1, "play_traitor", traitor="shadow")  # 2 Gold
     state, events = act(state, 1, "use_ability")
-    assert first(events, "AbilityUsed").body == {"seat": 1, "ability": "shadow", "source": "guard", "copied": "guard"}
+    assert first(events, "AbilityUsed").body == {"seat": 1, "ability": "shadow", "source": "guard",
+                                                 "copied": "guard"}
     state, events = act(state, 1, "throw", card="ore")
     assert first(events, "CargoThrown").body["gold"] == 1
 

@@ -37,7 +37,7 @@ def test_white_die_the_leader_chooses_a_colour_before_anyone_plays() -> None:
         act(state, leader, "play_traitor", traitor=state.players[leader].traitors[0])
     assert len(GAME.legal_commands(state, leader)) == 12  # 3 white dice x 4 colours
     for die, colour in enumerate(("red", "blue", "red")):
-        state, events = act(state, leader, "choose_colour", die=die, colour=colour)
+        state, _events = act(state, leader, "choose_colour", die=die, colour=colour)
     assert state.dice == ("red", "blue", "red") and state.phase == "play" and state.round == 1
     with pytest.raises(IllegalMove, match="only a white die"):
         act(state._replace(phase="colours"), leader, "choose_colour", die=0, colour="green")
@@ -51,7 +51,8 @@ def test_white_die_cannot_be_given_black_or_white() -> None:
 
 def test_three_black_dice_no_cargo_goes_overboard_but_traitors_are_played() -> None:
     assert _drafted(2, Rigged("black")).dice == ("black", "black", "black")
-    state = table(2, traitors={0: ["guard", "doctor"], 1: ["anarchist", "lookout"]}, hands={0: ["wood", "alcohol"]},
+    state = table(2, traitors={0: ["guard", "doctor"], 1: ["anarchist", "lookout"]},
+                  hands={0: ["wood", "alcohol"]},
                   dice=("black", "black", "black"))
     state, events = act(state, 0, "play_traitor", traitor="guard")
     assert first(events, "TraitorPlayed").body["traitor"] == "guard"

@@ -18,7 +18,8 @@ def _sequences(state: State, count: int) -> tuple[State, list[str]]:
     seen: list[str] = []
     for _ in range(count):
         seat = state.seat
-        state, events = act(state, seat, "play_traitor", traitor=GAME.legal_commands(state, seat)[0].body["traitor"])
+        state, events = act(state, seat, "play_traitor",
+                            traitor=GAME.legal_commands(state, seat)[0].body["traitor"])
         seen += types(events)
         if state.phase == "actions" and state.seq is not None and state.seq.seat == seat:
             state, events = act(state, seat, "end_sequence")
@@ -27,7 +28,8 @@ def _sequences(state: State, count: int) -> tuple[State, list[str]]:
 
 
 def test_a_game_turn_is_two_rounds_from_the_leader_then_the_leader_passes_left() -> None:
-    state = table(3, traitors={0: ["guard", "machinist"], 1: ["taster", "councillor"], 2: ["doctor", "lookout"]},
+    state = table(3,
+                  traitors={0: ["guard", "machinist"], 1: ["taster", "councillor"], 2: ["doctor", "lookout"]},
                   leader=1)
     order = []
     for _ in range(6):
@@ -59,7 +61,8 @@ def test_long_haul_needs_30_points() -> None:
 
 
 def _ending(fronts: dict[int, list[str]], gold: dict[int, int], journeys: int = 0) -> State:
-    return table(3, traitors={0: ["guard", "machinist"], 1: ["taster", "councillor"], 2: ["doctor", "lookout"]},
+    return table(3,
+                 traitors={0: ["guard", "machinist"], 1: ["taster", "councillor"], 2: ["doctor", "lookout"]},
                  fronts=fronts, gold=gold, journeys=journeys)
 
 

@@ -69,8 +69,8 @@ def test_another_players_hand_is_hidden() -> None:
         owner, i = rng.choice(owners), rng.choice(cargo_in_hold)
         p = state.players[owner]
         j = rng.randrange(len(p.hand))
-        hand = tuple(sorted(p.hand[:j] + (state.hold[i],) + p.hand[j + 1:]))
-        hold = state.hold[:i] + (p.hand[j],) + state.hold[i + 1:]
+        hand = tuple(sorted((*p.hand[:j], state.hold[i], *p.hand[j + 1:])))
+        hold = (*state.hold[:i], p.hand[j], *state.hold[i + 1:])
         players = tuple(q._replace(hand=hand) if s == owner else q for s, q in enumerate(state.players))
         varied = state._replace(players=players, hold=hold)
         others = [s for s in _everyone(state) if s != owner]
@@ -89,9 +89,10 @@ def test_another_players_unplayed_traitors_and_the_unused_traitors_are_hidden() 
         owner = rng.choice(owners)
         p = state.players[owner]
         j, k = rng.randrange(len(p.traitors)), rng.randrange(len(state.airsick))
-        traitors = tuple(sorted(p.traitors[:j] + (state.airsick[k],) + p.traitors[j + 1:]))
-        airsick = tuple(sorted(state.airsick[:k] + (p.traitors[j],) + state.airsick[k + 1:]))
-        players = tuple(q._replace(traitors=traitors) if s == owner else q for s, q in enumerate(state.players))
+        traitors = tuple(sorted((*p.traitors[:j], state.airsick[k], *p.traitors[j + 1:])))
+        airsick = tuple(sorted((*state.airsick[:k], p.traitors[j], *state.airsick[k + 1:])))
+        players = tuple(q._replace(traitors=traitors) if s == owner else q
+                        for s, q in enumerate(state.players))
         varied = state._replace(players=players, airsick=airsick)
         if state.phase != "draft" and state.pool:  # after the draft the unchosen are as hidden as the airsick
             varied = varied._replace(pool=(varied.airsick[0], *varied.pool[1:]),

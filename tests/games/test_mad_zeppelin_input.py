@@ -82,7 +82,8 @@ def test_bad_die_numbers_are_rejected() -> None:
 
 
 def test_give_must_be_something_the_giver_has() -> None:
-    state = table(2, traitors={0: ["negotiator", "guard"], 1: ["anarchist", "lookout"]}, hands={1: ["wood", "ore"]})
+    state = table(2, traitors={0: ["negotiator", "guard"], 1: ["anarchist", "lookout"]},
+                  hands={1: ["wood", "ore"]})
     state, _ = act(state, 0, "play_traitor", traitor="negotiator")
     state, _ = act(state, 0, "use_ability", seat=1)
     _rejects(state, Command(1, "give", {"what": "cargo", "card": "steel"}), IllegalMove, "no steel in hand")

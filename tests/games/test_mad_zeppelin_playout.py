@@ -27,7 +27,8 @@ MODES = ("run", "long_haul")
 class Checked:
     """GAME with the conservation check run after every event the harness applies."""
 
-    name, title, min_seats, max_seats, Options = GAME.name, GAME.title, GAME.min_seats, GAME.max_seats, GAME.Options
+    name, title, Options = GAME.name, GAME.title, GAME.Options
+    min_seats, max_seats = GAME.min_seats, GAME.max_seats
 
     def initial(self) -> State:
         return GAME.initial()
@@ -82,4 +83,5 @@ def test_random_playouts_conserve_gold_and_cards_and_finish() -> None:
 @pytest.mark.parametrize("mode", MODES)
 def test_every_legal_command_is_accepted_and_schemas_hold(seats: int, mode: str) -> None:
     for seed in range(3):
-        random_playout(GAME, seats, {"mode": mode}, seed=10_000 + seed, check_every_legal=True, schema_every=5)
+        random_playout(GAME, seats, {"mode": mode}, seed=10_000 + seed, check_every_legal=True,
+                       schema_every=5)

@@ -12,7 +12,8 @@ from tests.games.mad_zeppelin_helpers import Rigged, act, first, table, types
 
 def _captain_named(named: str, hands1: tuple[str, ...] = ("coal", "ore"), gold1: int = 3) -> State:
     """Seat 0 plays the Captain and names ``named``; seat 1 holds it and the Opportunist."""
-    state = table(3, traitors={0: ["captain", "anarchist"], 1: [named, "opportunist"], 2: ["lookout", "doctor"]},
+    state = table(3,
+                  traitors={0: ["captain", "anarchist"], 1: [named, "opportunist"], 2: ["lookout", "doctor"]},
                   hands={1: hands1}, gold={1: gold1})
     state, _ = act(state, 0, "play_traitor", traitor="captain")
     state, events = act(state, 0, "use_ability", traitor=named)
@@ -66,7 +67,8 @@ def test_captain_watch_lasts_until_the_turn_ends() -> None:
 
 
 def test_captain_never_steals_from_his_own_player() -> None:
-    state = table(3, traitors={0: ["captain", "anarchist"], 1: ["guard", "machinist"], 2: ["lookout", "doctor"]})
+    state = table(3,
+                  traitors={0: ["captain", "anarchist"], 1: ["guard", "machinist"], 2: ["lookout", "doctor"]})
     state, _ = act(state, 0, "play_traitor", traitor="captain")
     state, _ = act(state, 0, "use_ability", traitor="anarchist")
     for seat, traitor in ((0, None), (1, "guard"), (2, "lookout")):
@@ -78,7 +80,7 @@ def test_captain_never_steals_from_his_own_player() -> None:
 
 
 @pytest.mark.parametrize("protector", ["councillor", "taster"])
-def test_captain_steals_nothing_when_the_named_traitor_is_the_councillor_or_the_taster(protector: str) -> None:
+def test_captain_steals_nothing_when_he_named_the_councillor_or_the_taster(protector: str) -> None:
     state = _captain_named(protector)
     gold = [p.gold for p in state.players]
     state, events = act(state, 1, "play_traitor", traitor=protector)
@@ -101,7 +103,8 @@ def test_councillor_ability_is_always_in_force_and_cannot_be_activated() -> None
 
 
 def _negotiator_after(first_play: str, seats: int = 3) -> State:
-    state = table(seats, traitors={0: [first_play, "doctor"], 1: ["negotiator", "lookout"], 2: ["guard", "anarchist"]},
+    state = table(seats, traitors={0: [first_play, "doctor"], 1: ["negotiator", "lookout"],
+                                   2: ["guard", "anarchist"]},
                   hands={0: ("coal", "wood")})
     state, _ = act(state, 0, "play_traitor", traitor=first_play)
     state, _ = act(state, 0, "end_sequence")
@@ -123,7 +126,8 @@ def test_negotiator_target_chooses_gold_or_a_cargo_card() -> None:
     state, events = act(state, 1, "use_ability", seat=0)
     assert GAME.to_act(state) == {0}
     assert sorted(str(c.body) for c in GAME.legal_commands(state, 0)) == sorted(
-        str(b) for b in ({"what": "gold"}, {"what": "cargo", "card": "coal"}, {"what": "cargo", "card": "wood"})
+        str(b) for b in ({"what": "gold"}, {"what": "cargo", "card": "coal"},
+                         {"what": "cargo", "card": "wood"})
     )
     with pytest.raises(NotYourTurn):
         act(state, 1, "end_sequence")
@@ -139,7 +143,8 @@ def test_negotiator_is_given_the_only_thing_there_is_or_nothing() -> None:
     state = _negotiator_after("machinist")
     state, events = act(state, 1, "use_ability", seat=2)  # seat 2: 3 Gold, no Cargo
     assert types(events)[-1] == "GoldGiven" and GAME.to_act(state) == {1}
-    broke = table(3, traitors={0: ["machinist", "doctor"], 1: ["negotiator", "lookout"], 2: ["guard", "anarchist"]},
+    broke = table(3, traitors={0: ["machinist", "doctor"], 1: ["negotiator", "lookout"],
+                               2: ["guard", "anarchist"]},
                   gold={2: 0})
     broke, _ = act(broke, 0, "play_traitor", traitor="machinist")
     broke, _ = act(broke, 0, "end_sequence")
@@ -155,7 +160,8 @@ def test_negotiator_cannot_choose_himself() -> None:
 
 
 def test_protection_lasts_until_the_players_next_chance_to_play_a_traitor() -> None:
-    state = table(2, traitors={0: ["councillor", "guard"], 1: ["negotiator", "clairvoyant"]}, hands={0: ("coal",)})
+    state = table(2, traitors={0: ["councillor", "guard"], 1: ["negotiator", "clairvoyant"]},
+                  hands={0: ("coal",)})
     state, _ = act(state, 0, "play_traitor", traitor="councillor")
     state, _ = act(state, 0, "end_sequence")
     state, _ = act(state, 1, "play_traitor", traitor="clairvoyant")

@@ -34,7 +34,8 @@ def test_run_mode_is_20_points_and_long_haul_30(mode: str, target: int) -> None:
 def test_cargo_removed_by_player_count(seats: int, removed: int) -> None:
     state, events = _start(seats)
     prepared = first(events, "HoldPrepared")
-    assert prepared.visible_to == () and prepared.redacted == {"removed_count": removed, "hold_count": 110 - removed}
+    assert prepared.visible_to == () and prepared.redacted == {"removed_count": removed,
+                                                               "hold_count": 110 - removed}
     assert len(prepared.body["removed"]) == removed and JOURNEY not in prepared.body["removed"]
     assert prepared.body["hold"].count(JOURNEY) == 10
     assert len(state.removed) == removed
@@ -63,7 +64,8 @@ def test_journey_drawn_at_setup_goes_back_into_the_hold_pays_1_gold_and_the_play
     e = returned[0]
     assert e.visible_to == () and set(e.redacted or {}) == {"seat", "gold"} and e.body["gold"] == 1
     i = events.index(e)
-    assert events[i + 1].type in ("JourneyReturned", "CargoDrawn") and events[i + 1].body["seat"] == e.body["seat"]
+    assert events[i + 1].type in ("JourneyReturned", "CargoDrawn")
+    assert events[i + 1].body["seat"] == e.body["seat"]
     assert state.journeys == 0 and state.hold.count(JOURNEY) == 10
 
 
@@ -81,10 +83,11 @@ def test_first_leader_is_chosen_at_random_and_recorded() -> None:
 
 @pytest.mark.parametrize(("seats", "sick"), [(2, 4), (3, 4), (4, 2), (5, 2), (6, 1)])
 def test_airsick_counts_by_player_count(seats: int, sick: int) -> None:
-    state, events = _start(seats)
+    _state, events = _start(seats)
     shuffled = first(events, "TraitorsShuffled")
     assert AIRSICK_BY_SEATS[seats] == sick and len(shuffled.body["airsick"]) == sick
-    assert shuffled.visible_to == () and shuffled.redacted == {"airsick_count": sick, "pool_count": 14 - sick - seats}
+    assert shuffled.visible_to == () and shuffled.redacted == {"airsick_count": sick,
+                                                               "pool_count": 14 - sick - seats}
 
 
 def test_one_traitor_dealt_to_each_player_from_the_leader_face_down() -> None:

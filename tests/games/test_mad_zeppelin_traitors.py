@@ -30,7 +30,8 @@ def test_default_search_takes_1_gold_and_draws_1_card() -> None:
 def test_guard_throwing_costs_one_gold_less() -> None:
     state = _played("guard", hands={0: ["coal", "wood"]}, gold={0: 1})
     state, events = act(state, 0, "throw", card="coal")
-    assert first(events, "CargoThrown").body == {"seat": 0, "card": "coal", "cost": 1, "crates": [], "gold": 1}
+    assert first(events, "CargoThrown").body == {"seat": 0, "card": "coal", "cost": 1, "crates": [],
+                                                 "gold": 1}
     state = _played("guard", hands={0: ["wood"]}, gold={0: 0})
     state, events = act(state, 0, "throw", card="wood")
     assert first(events, "CargoThrown").body["gold"] == 0
@@ -99,9 +100,10 @@ def test_lookout_reroll_to_black_puts_the_die_out_and_an_out_die_cannot_be_rerol
 # --- Doctor ---
 
 def _doctor_named(named: str) -> State:
-    state = table(3, traitors={0: ["doctor", "guard"], 1: ["machinist", "anarchist"], 2: ["lookout", "geologist"]})
+    state = table(3, traitors={0: ["doctor", "guard"], 1: ["machinist", "anarchist"],
+                               2: ["lookout", "geologist"]})
     state, _ = act(state, 0, "play_traitor", traitor="doctor")
-    state, events = act(state, 0, "use_ability", traitor=named)
+    state, _events = act(state, 0, "use_ability", traitor=named)
     state, _ = act(state, 0, "end_sequence")
     return state
 
@@ -130,7 +132,8 @@ def test_doctor_player_whose_only_traitor_is_blocked_shows_it_and_skips_no_searc
 
 
 def test_doctor_player_with_both_traitors_blocked_is_skipped_in_round_1() -> None:
-    state = table(3, traitors={0: ["doctor", "guard"], 1: ["machinist", "anarchist"], 2: ["stowaway", "geologist"]})
+    state = table(3, traitors={0: ["doctor", "guard"], 1: ["machinist", "anarchist"],
+                               2: ["stowaway", "geologist"]})
     state, _ = act(state, 0, "play_traitor", traitor="doctor")
     state, _ = act(state, 0, "use_ability", traitor="machinist")
     state, _ = act(state, 0, "end_sequence")
@@ -174,7 +177,8 @@ def test_geologist_looks_at_the_top_three_alone_and_puts_them_back_in_any_order(
     arranged = first(events, "HoldRearranged")
     assert arranged.visible_to == (0,) and "order" not in (arranged.redacted or {})
     assert state.hold[:3] == ("steel", "coal", "ore")
-    assert GAME.view(state, 0)["knowledge"] == [{"kind": "hold_top", "of": None, "cards": ["steel", "coal", "ore"]}]
+    knowledge = GAME.view(state, 0)["knowledge"]
+    assert knowledge == [{"kind": "hold_top", "of": None, "cards": ["steel", "coal", "ore"]}]
     for seat, before in views.items():
         after = GAME.view(state, seat)
         before = {**before, "sequence": None, "awaiting": None}
@@ -194,7 +198,8 @@ def test_anarchist_turns_a_die_black_for_the_rest_of_the_turn() -> None:
     state = _played("anarchist", dice=("red", "yellow", "black"))
     with pytest.raises(IllegalMove, match="die 2 is out"):
         act(state, 0, "use_ability", die=2)
-    assert [c.body for c in GAME.legal_commands(state, 0) if c.type == "use_ability"] == [{"die": 0}, {"die": 1}]
+    assert [c.body for c in GAME.legal_commands(state, 0) if c.type == "use_ability"] == [{"die": 0},
+                                                                                          {"die": 1}]
     state, _ = act(state, 0, "use_ability", die=0)
     assert state.dice == ("black", "yellow", "black")
 
@@ -202,7 +207,8 @@ def test_anarchist_turns_a_die_black_for_the_rest_of_the_turn() -> None:
 # --- Clairvoyant ---
 
 def test_clairvoyant_sees_the_unused_traitors_alone() -> None:
-    state = table(3, traitors={0: ["clairvoyant", "guard"], 1: ["machinist", "anarchist"], 2: ["lookout", "doctor"]})
+    state = table(3, traitors={0: ["clairvoyant", "guard"], 1: ["machinist", "anarchist"],
+                               2: ["lookout", "doctor"]})
     state, _ = act(state, 0, "play_traitor", traitor="clairvoyant")
     state, events = act(state, 0, "use_ability", look="unused")
     seen = first(events, "TraitorsRevealed")
@@ -211,7 +217,8 @@ def test_clairvoyant_sees_the_unused_traitors_alone() -> None:
 
 
 def test_clairvoyant_sees_one_players_unplayed_traitors_alone() -> None:
-    state = table(3, traitors={0: ["clairvoyant", "guard"], 1: ["machinist", "anarchist"], 2: ["lookout", "doctor"]})
+    state = table(3, traitors={0: ["clairvoyant", "guard"], 1: ["machinist", "anarchist"],
+                               2: ["lookout", "doctor"]})
     state, _ = act(state, 0, "play_traitor", traitor="clairvoyant")
     before = GAME.view(state, 2)
     with pytest.raises(IllegalMove, match="not yourself"):

@@ -120,7 +120,7 @@ def may_reroll(state: State, seat: int, seq: Sequence, in_ability: bool) -> str 
 
 
 def reroll_event(state: State, seat: int, body: Body, rng: random.Random, in_ability: bool = True) -> Event:
-    die = int_field(body, "die", 0, len(state.dice) - 1)
+    int_field(body, "die", 0, len(state.dice) - 1)  # a malformed die is a bad command first
     if state.seq is None:
         raise IllegalMove("you are not in your sequence")
     reason = may_reroll(state, seat, state.seq, in_ability)
