@@ -20,7 +20,7 @@ from services.games.mad_zeppelin.state import State
 from tests.games.harness import random_playout
 from tests.games.mad_zeppelin_helpers import check_conservation
 
-MATCHES = 200
+MATCHES = 2_000
 MODES = ("run", "long_haul")
 
 
