@@ -292,56 +292,75 @@ class MatchEndedEvent(Body):
 # ---- view ----
 
 class PlayerView(ViewModel):
+    """One player's public side of the table."""
+
     seat: Seat
-    gold: int
-    hand_count: int
+    gold: int = Field(description="Gold coins held (public).")
+    hand_count: int = Field(description="Cargo cards in hand.")
     front: list[Cargo] = Field(description="Cards thrown overboard and Alcohol placed, face up.")
     points: int = Field(description="Score now, bonus included.")
-    unplayed_traitors: int
-    current: Traitor | None = Field(description="Colour and Ability of the current Traitor (as taken on).")
-    standing_ability: Traitor | None = Field(description="A standing ability in force, if any.")
-    rerolls_used: int
+    unplayed_traitors: int = Field(description="Traitors still in hand this turn.")
+    current: Traitor | None = Field(description="Colour and Ability of the current Traitor (as taken on); "
+                                                "None before his first play of the turn or after a skip.")
+    standing_ability: Traitor | None = Field(description="The standing ability in force (Councillor, Taster, "
+                                                         "Guard, Machinist, Opportunist), if any.")
+    rerolls_used: int = Field(description="Lookout re-rolls used this game turn (at most 2).")
 
 
 class PlayView(ViewModel):
+    """A Traitor played this turn, in play order."""
+
     seat: Seat
-    traitor: Traitor
-    identity: Traitor = Field(description="Whose colour and Ability it has now.")
-    colour: Colour | None
+    traitor: Traitor = Field(description="The card played.")
+    identity: Traitor = Field(description="Whose colour and Ability it has now (the Stowaway/Shadow take on "
+                                          "others'; 'stowaway'/'shadow' while they have taken nothing).")
+    colour: Colour | None = Field(description="Its colour now; None: it cannot throw Cargo.")
 
 
 class SequenceView(ViewModel):
+    """The current player's sequence."""
+
     seat: Seat
     searched: bool
-    ability_used: bool
-    copied_ability_pending: Traitor | None
-    throws_left: int
-    thrown: bool
-    arranging: int
-    giving_seat: Seat | None
-    stealing_seats: list[Seat]
+    ability_used: bool = Field(description="The ability action is taken (standing abilities count as used).")
+    copied_ability_pending: Traitor | None = Field(
+        description="An Ability the Stowaway/Shadow took on that may still be used with use_ability.")
+    throws_left: int = Field(description="Cards that may still be thrown this sequence (2 with the "
+                                         "Opportunist).")
+    thrown: bool = Field(description="The throw action has begun (no more Lookout re-rolls).")
+    arranging: int = Field(description="Cards the Geologist must put back (arrange_hold), 0 if none.")
+    giving_seat: Seat | None = Field(description="The seat that must give the Negotiator something.")
+    stealing_seats: list[Seat] = Field(description="Captains still to steal from this player, in order.")
 
 
 class AwaitingView(ViewModel):
+    """Who must act now and how."""
+
     seat: Seat
-    commands: list[str]
-    what: str
+    commands: list[str] = Field(description="The command types that seat may send now.")
+    what: str = Field(description="What it must do, in words.")
 
 
 class WatchView(ViewModel):
+    """A Captain's watch: after ``traitor`` is played, ``seat`` steals from its player (until turn end)."""
+
     seat: Seat
     traitor: Traitor
 
 
 class HeldTraitorView(ViewModel):
     traitor: Traitor
-    playable: bool
+    playable: bool = Field(description="False when a Doctor or Stowaway ban stops you playing it.")
 
 
 class KnowledgeView(ViewModel):
-    kind: Literal["unused", "traitors", "hold_top"]
-    of: Seat | None
-    cards: list[str]
+    """Something you alone saw this turn."""
+
+    kind: Literal["unused", "traitors", "hold_top"] = Field(
+        description="unused: the airsick and unchosen Traitors; traitors: a player's unplayed Traitors (as "
+                    "seen); hold_top: the top of the Hold as you put it back, less the cards drawn since.")
+    of: Seat | None = Field(description="The player looked at (kind 'traitors').")
+    cards: list[str] = Field(description="Traitor keys or card kinds, top of the Hold first.")
 
 
 class OutcomeView(ViewModel):
@@ -357,18 +376,18 @@ class MadZeppelinView(ViewModel):
     outcome: OutcomeView | None
     mode: Literal["run", "long_haul"]
     target: int
-    phase: str
-    turn: int
-    round: int
+    phase: str = Field(description="draft, colours (white dice), play, actions, over.")
+    turn: int = Field(description="Game turn, from 1.")
+    round: int = Field(description="Round of the game turn: 1 or 2 (0 during the draft).")
     leader: Seat
-    current_seat: Seat | None
+    current_seat: Seat | None = Field(description="The player whose sequence it is.")
     awaiting: AwaitingView | None
-    safe: int
-    hold_count: int
-    removed_count: int
-    journeys: int
-    discard: list[Crate]
-    dice: list[Face]
+    safe: int = Field(description="Gold in the Safe.")
+    hold_count: int = Field(description="Cards left in the Hold (its order is secret).")
+    removed_count: int = Field(description="Cargo removed at set-up, face down.")
+    journeys: int = Field(description="Journey cards placed; the tenth ends the game.")
+    discard: list[Crate] = Field(description="Mysterious crates given up as payment.")
+    dice: list[Face] = Field(description="The three dice; 'black' is out, 'white' awaits a colour.")
     airsick_count: int
     unused_count: int = Field(description="Draft pool size during the draft, then the unchosen Traitors.")
     players: list[PlayerView]

@@ -179,10 +179,11 @@ def test_geologist_looks_at_the_top_three_alone_and_puts_them_back_in_any_order(
     assert state.hold[:3] == ("steel", "coal", "ore")
     knowledge = GAME.view(state, 0)["knowledge"]
     assert knowledge == [{"kind": "hold_top", "of": None, "cards": ["steel", "coal", "ore"]}]
-    for seat, before in views.items():
-        after = GAME.view(state, seat)
-        before = {**before, "sequence": None, "awaiting": None}
-        assert {**after, "sequence": None, "awaiting": None} == before
+    for seat, before in views.items():  # only the public "ability used" flag differs
+        assert {**GAME.view(state, seat), "sequence": None} == {**before, "sequence": None}
+    state, _ = act(state, 0, "end_sequence")
+    state, _ = act(state, 1, "play_traitor", traitor="clairvoyant")  # draws the steel
+    assert GAME.view(state, 0)["knowledge"] == [{"kind": "hold_top", "of": None, "cards": ["coal", "ore"]}]
 
 
 def test_geologist_arrange_order_must_be_a_permutation() -> None:
@@ -221,13 +222,15 @@ def test_clairvoyant_sees_one_players_unplayed_traitors_alone() -> None:
                                2: ["lookout", "doctor"]})
     state, _ = act(state, 0, "play_traitor", traitor="clairvoyant")
     before = GAME.view(state, 2)
+    spectator = GAME.view(state, None)
     with pytest.raises(IllegalMove, match="not yourself"):
         act(state, 0, "use_ability", look="player", seat=0)
     state, events = act(state, 0, "use_ability", look="player", seat=2)
     seen = first(events, "TraitorsRevealed")
     assert seen.body["traitors"] == ["doctor", "lookout"] and seen.visible_to == (0,)
     assert GAME.view(state, 0)["knowledge"] == [{"kind": "traitors", "of": 2, "cards": ["doctor", "lookout"]}]
-    assert GAME.view(state, 2)["knowledge"] == before["knowledge"] == []
+    assert {**GAME.view(state, 2), "sequence": None} == {**before, "sequence": None}
+    assert {**GAME.view(state, None), "sequence": None} == {**spectator, "sequence": None}
 
 
 # --- Opportunist ---

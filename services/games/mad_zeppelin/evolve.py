@@ -71,9 +71,17 @@ def gold_taken(state: State, b: Body) -> State:
     return state._replace(safe=state.safe - b["gold"], players=players)
 
 
+def _top_taken(state: State) -> tuple[tuple[Note, ...], ...]:
+    """A card left the top of the Hold: what the Geologist knows of the top moves up by one."""
+    if not any(state.notes):
+        return state.notes
+    return tuple(tuple((k, of, cards[1:]) if k == "hold_top" else (k, of, cards) for k, of, cards in notes)
+                 for notes in state.notes)
+
+
 def cargo_drawn(state: State, b: Body) -> State:
     p = state.players[b["seat"]]
-    return state._replace(hold=state.hold[1:],
+    return state._replace(hold=state.hold[1:], notes=_top_taken(state),
                           players=_player(state, b["seat"], p._replace(hand=_add(p.hand, state.hold[0]))))
 
 
@@ -85,7 +93,8 @@ def journey_returned(state: State, b: Body) -> State:
 
 
 def journey_placed(state: State, b: Body) -> State:
-    return state._replace(hold=state.hold[1:], journeys=state.journeys + 1, safe=state.safe - b["gold"],
+    return state._replace(hold=state.hold[1:], notes=_top_taken(state), journeys=state.journeys + 1,
+                          safe=state.safe - b["gold"],
                           players=_gold(state, b["seat"], b["gold"]))
 
 
