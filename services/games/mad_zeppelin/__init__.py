@@ -31,6 +31,13 @@ Effects last until their player's next chance to play a Traitor (or the turn's e
 "until the turn ends" (the Captain's watch, the Doctor's and the Stowaway's bans, the Stowaway's taken
 colour and Ability, the Anarchist's black die).
 
+Commands: ``draft`` {traitor}; ``choose_colour`` {die, colour}; ``play_traitor`` {traitor} (the
+Search follows by itself); ``use_ability`` {traitor | die | look+seat | seat | nothing, by ability};
+``reroll`` {die}; ``throw`` {card, crates}; ``end_sequence``; and the replies others owe mid-sequence:
+``steal`` {take} (a Captain), ``give`` {what, card} (the Negotiator's target), ``arrange_hold``
+{order} (the Geologist). Traitor keys: captain, councillor, taster, guard, machinist, lookout,
+doctor, geologist, anarchist, clairvoyant, negotiator, opportunist, stowaway, shadow.
+
 Interpretations (where the texts leave a choice):
 - Standing abilities - Councillor, Taster, Guard, Machinist, Opportunist - need no activation: they
   are in force from the moment the Traitor is played until its player's next chance to play. So a
@@ -53,11 +60,18 @@ Interpretations (where the texts leave a choice):
   taken on by the Stowaway looks before the Stowaway. Nothing to copy: no colour, cannot throw.
 - The Lookout's ``use_ability`` names the first die to re-roll; ``reroll`` names a second. Both come
   before the throw; at most two re-rolls per player per game turn.
+- The Doctor may name any Traitor, even one of his own player's. The Stowaway names any Traitor not
+  yet played this turn (airsick and unchosen ones included).
 - The Clairvoyant looking at a player sees all his unplayed Traitors (two if he has not yet played in
-  round 1). The Negotiator's target chooses what to give (automatic when there is one choice only).
+  round 1). The Negotiator's target chooses what to give: 1 Gold or any card of his hand (automatic
+  when there is one choice only, nothing when he has nothing).
 - The Opportunist's two throws are one action, each paid separately; an Alcohol may be one of them.
 - Mysterious crates pay only the Gold owed to the Safe for a throw; each crate offered must be needed.
-- The Geologist sees min(3, Hold) cards and puts them back in any order (``arrange_hold``).
+- The Geologist sees min(3, Hold) cards and puts them back in any order (``arrange_hold``); his view
+  keeps that knowledge for the turn, less the cards drawn since. The leader's look at the unused
+  Traitors and the Clairvoyant's looks are kept in the looker's view for the turn the same way.
+- A sequence ends by itself once the ability is used (or standing) and the throw action is over;
+  otherwise the player sends ``end_sequence``.
 - Three black dice: no Cargo goes overboard, but an Alcohol may still be placed.
 - The tenth-Journey end comes after the whole Search step (a Geologist's second card included).
 """
