@@ -6,6 +6,8 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.games.base import Command
 from services.games.errors import BadCommand, GameOver, IllegalMove, NotYourTurn, Rejected
@@ -60,6 +62,8 @@ def test_bad_commands_before_playing_are_rejected_and_change_nothing(
     ("steal", {"take": "gold"}, IllegalMove, "'steal' is not possible now"),
     ("draft", {"traitor": "guard"}, IllegalMove, "'draft' is not possible now"),
     ("end_sequence", {"now": True}, BadCommand, "unexpected field"),
+    ("end_sequence", {1: True}, BadCommand, "unexpected field"),
+    ("use_ability", {2: "x", "traitor": "guard"}, BadCommand, "unexpected: 2"),
 ])
 def test_bad_commands_during_a_sequence_are_rejected_and_change_nothing(
     kind: str, body: dict[str, Any], error: type[Rejected], reason: str
@@ -102,3 +106,45 @@ def test_every_command_after_the_end_is_rejected() -> None:
 def test_legal_commands_are_empty_for_seats_not_to_act() -> None:
     assert GAME.legal_commands(BASE, 1) == [] and GAME.legal_commands(BASE, 2) == []
     assert [c.body["traitor"] for c in GAME.legal_commands(BASE, 0)] == ["captain", "guard"]
+
+
+FIELD_NAMES = ["traitor", "die", "colour", "take", "what", "card", "order", "crates", "look", "seat", "x"]
+JUNK = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 20), st.text(max_size=4),
+    st.sampled_from(["captain", "shadow", "wood", "small_crate", "big_crate", "gold", "cargo", "unused",
+                     "red"]),
+    st.lists(st.integers(-1, 3), max_size=4), st.lists(st.sampled_from(["small_crate", "big_crate", "x"])),
+    st.dictionaries(st.text(max_size=2), st.integers()),
+)
+
+
+def _fuzz_states() -> list[State]:
+    from tests.games.test_mad_zeppelin_hidden import _sampled_states
+
+    return _sampled_states(6, every=3)
+
+
+FUZZ_STATES = _fuzz_states()
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    index=st.integers(0, len(FUZZ_STATES) - 1),
+    seat=st.integers(-1, 6),
+    kind=st.sampled_from(["draft", "choose_colour", "play_traitor", "steal", "give", "arrange_hold",
+                          "use_ability", "reroll", "throw", "end_sequence", "jump"]),
+    body=st.dictionaries(st.sampled_from(FIELD_NAMES), JUNK, max_size=3),
+)
+def test_any_junk_is_either_accepted_or_rejected_cleanly(
+    index: int, seat: int, kind: str, body: dict[str, Any]
+) -> None:
+    state = FUZZ_STATES[index]
+    before = state
+    try:
+        events = GAME.decide(state, Command(seat, kind, body), random.Random(0))
+    except Rejected as e:
+        assert e.reason and state == before
+        return
+    assert events and state == before
+    # legal_commands lists every accepted command (a throw's crates may come in another order)
+    assert Command(seat, kind, body) in GAME.legal_commands(state, seat) or kind == "throw"

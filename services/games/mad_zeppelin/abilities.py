@@ -48,10 +48,10 @@ def ability_now(state: State, seat: int) -> str:
 def use_ability(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
     ability = ability_now(state, seat)
     allowed = ABILITY_FIELDS[ability]
-    extra = set(body) - allowed
+    extra = sorted(str(k) for k in body if k not in allowed)
     if extra:
         takes = ", ".join(sorted(allowed)) or "no fields"
-        raise BadCommand(f"the {ability}'s ability takes {takes}; unexpected: {', '.join(sorted(extra))}")
+        raise BadCommand(f"the {ability}'s ability takes {takes}; unexpected: {', '.join(extra)}")
     return USES[ability](state, seat, body, rng)
 
 

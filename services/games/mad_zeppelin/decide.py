@@ -73,9 +73,9 @@ def decide(state: State, command: Command, rng: random.Random) -> list[Event]:
 
 
 def _only(body: Body, allowed: Collection[str]) -> None:
-    extra = sorted(k for k in body if k not in allowed)
+    extra = sorted(str(k) for k in body if k not in allowed)
     if extra:
-        raise BadCommand(f"unexpected field(s) {', '.join(map(str, extra))}")
+        raise BadCommand(f"unexpected field(s) {', '.join(extra)}")
 
 
 def _sequence(state: State) -> Sequence:
