@@ -19,6 +19,7 @@ from services.games.mad_zeppelin.data import (
     TRAITOR_KEYS,
 )
 from services.games.mad_zeppelin.state import Player, State
+from services.games.rng import derive_rng
 
 DECK = Counter(ALL_CARDS)
 TRAITORS_SORTED = sorted(TRAITOR_KEYS)
@@ -118,3 +119,21 @@ def check_conservation(state: State) -> None:
         for p in state.players:
             traitors.extend(p.traitors)
         assert sorted(traitors) == TRAITORS_SORTED, "Traitors not conserved"
+
+
+def sampled_states(matches: int, every: int = 7) -> list[State]:
+    """States met every ``every`` steps of random matches (2-6 players)."""
+    states = []
+    for match in range(matches):
+        seats = 2 + match % 5
+        pick = random.Random(match)
+        state = apply(GAME.initial(), GAME.setup({"mode": "run"}, seats, derive_rng(match, 0)))
+        step = 0
+        while GAME.outcome(state) is None:
+            if step % every == 0:
+                states.append(state)
+            seat = min(GAME.to_act(state))
+            command = pick.choice(GAME.legal_commands(state, seat))
+            state = apply(state, GAME.decide(state, command, derive_rng(match, step + 1)))
+            step += 1
+    return states

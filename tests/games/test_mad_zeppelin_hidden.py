@@ -15,27 +15,9 @@ from services.games.base import Event
 from services.games.mad_zeppelin import GAME
 from services.games.mad_zeppelin.state import State
 from services.games.rng import derive_rng
-from tests.games.mad_zeppelin_helpers import apply
+from tests.games.mad_zeppelin_helpers import apply, sampled_states
 
-
-def _sampled_states(matches: int, every: int = 7) -> list[State]:
-    states = []
-    for match in range(matches):
-        seats = 2 + match % 5
-        pick = random.Random(match)
-        state = apply(GAME.initial(), GAME.setup({"mode": "run"}, seats, derive_rng(match, 0)))
-        step = 0
-        while GAME.outcome(state) is None:
-            if step % every == 0:
-                states.append(state)
-            seat = min(GAME.to_act(state))
-            command = pick.choice(GAME.legal_commands(state, seat))
-            state = apply(state, GAME.decide(state, command, derive_rng(match, step + 1)))
-            step += 1
-    return states
-
-
-STATES = _sampled_states(25)
+STATES = sampled_states(25)
 
 
 def _views(state: State, seats: list[int | None]) -> list[dict[str, object]]:

@@ -13,7 +13,7 @@ from services.games.base import Command
 from services.games.errors import BadCommand, GameOver, IllegalMove, NotYourTurn, Rejected
 from services.games.mad_zeppelin import GAME
 from services.games.mad_zeppelin.state import State
-from tests.games.mad_zeppelin_helpers import act, table
+from tests.games.mad_zeppelin_helpers import act, sampled_states, table
 
 BASE = table(3, traitors={0: ["captain", "guard"], 1: ["negotiator", "anarchist"], 2: ["lookout", "doctor"]},
              hands={0: ["coal"], 1: ["wood"]}, gold={0: 1})
@@ -118,13 +118,7 @@ JUNK = st.one_of(
 )
 
 
-def _fuzz_states() -> list[State]:
-    from tests.games.test_mad_zeppelin_hidden import _sampled_states
-
-    return _sampled_states(6, every=3)
-
-
-FUZZ_STATES = _fuzz_states()
+FUZZ_STATES = sampled_states(6, every=3)
 
 
 @settings(max_examples=400, deadline=None)
