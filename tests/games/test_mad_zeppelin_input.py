@@ -103,6 +103,10 @@ def test_every_command_after_the_end_is_rejected() -> None:
     assert GAME.legal_commands(state, 0) == [] and GAME.to_act(state) == frozenset()
 
 
+def test_commands_before_the_match_starts_are_rejected() -> None:
+    _rejects(GAME.initial(), Command(0, "draft", {"traitor": "guard"}), IllegalMove, "has not started")
+
+
 def test_legal_commands_are_empty_for_seats_not_to_act() -> None:
     assert GAME.legal_commands(BASE, 1) == [] and GAME.legal_commands(BASE, 2) == []
     assert [c.body["traitor"] for c in GAME.legal_commands(BASE, 0)] == ["captain", "guard"]

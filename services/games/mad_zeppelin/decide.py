@@ -50,6 +50,8 @@ FIELDS: dict[str, frozenset[str]] = {
 def decide(state: State, command: Command, rng: random.Random) -> list[Event]:
     if state.phase == "over":
         raise GameOver("the match is over")
+    if state.seats == 0:
+        raise IllegalMove("the match has not started")
     if command.type not in COMMAND_TYPES:
         raise BadCommand(f"unknown command '{command.type}'; known: {', '.join(sorted(COMMAND_TYPES))}")
     if not isinstance(command.body, Mapping):
