@@ -20,6 +20,7 @@ from typing import Any, TypeAlias
 
 from services import metrics
 from services.logs import get_logger
+from services.pipeline.keys import PROJECTORS_GROUP, WORKERS_GROUP
 
 Handler = Callable[[argparse.Namespace], int]
 SubParsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -109,6 +110,15 @@ def _serve(run: Callable[[], None], stop: Callable[[], None]) -> None:
     run()
 
 
+def _health(settings: Any, backend: Any, streams: list[str], group: str) -> Callable[[], None]:
+    """Serve /healthz and /readyz on ``settings.health_port`` (0: off); returns the loop's heartbeat."""
+    from services.health import Health, redis_group_check, serve
+
+    health = Health(redis_group_check(backend.redis, streams, group))
+    serve(health, settings.health_port)
+    return health.beat
+
+
 def _report_lag(stream: str, lag: Callable[[], dict[int, int]], every_s: float, stop: threading.Event) -> None:
     def loop() -> None:
         while not stop.wait(every_s):
@@ -130,6 +140,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
     backend = RedisBackend(settings)
     consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
     worker = Worker(backend.bus, backend.store, consumer, settings.worker())
+    streams = [settings.keys.commands(p) for p in range(settings.partitions)]
+    worker.heartbeat = _health(settings, backend, streams, WORKERS_GROUP)
     _serve(worker.run, worker.stop)
     backend.bus.forget(consumer)
     backend.close()
@@ -146,6 +158,8 @@ def cmd_projector(args: argparse.Namespace) -> int:
     consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
     projector = Projector(backend.store, backend.views, consumer, settings.projector_batch_size,
                           settings.block_ms, settings.claim_idle_ms, settings.claim_every_s)
+    feeds = [settings.keys.feed(p) for p in range(settings.partitions)]
+    projector.heartbeat = _health(settings, backend, feeds, PROJECTORS_GROUP)
     stop_lag = threading.Event()
     _report_lag("feed", backend.store.feed_lag, settings.claim_every_s, stop_lag)
     _serve(projector.run, projector.stop)

@@ -35,6 +35,7 @@ _ENV = {
     "partitions": "AIRSHIP_PARTITIONS",
     "key_prefix": "AIRSHIP_KEY_PREFIX",
     "metrics_port": "AIRSHIP_METRICS_PORT",
+    "health_port": "AIRSHIP_HEALTH_PORT",
     "worker_batch_size": "AIRSHIP_WORKER_BATCH",
     "projector_batch_size": "AIRSHIP_PROJECTOR_BATCH",
     "block_ms": "AIRSHIP_BLOCK_MS",
@@ -59,6 +60,7 @@ class Settings:
     partitions: int = DEFAULT_PARTITIONS
     key_prefix: str = "airship"
     metrics_port: int = 0
+    health_port: int = 0
     worker_batch_size: int = 64
     projector_batch_size: int = 256
     block_ms: int = 1000

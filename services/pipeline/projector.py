@@ -48,6 +48,7 @@ class Projector:
         self.claim_every_s = claim_every_s
         self.cache = StateCache(store)
         self.stopping = threading.Event()
+        self.heartbeat: Callable[[], None] | None = None
 
     def run(self, should_stop: Callable[[], bool] | None = None) -> None:
         """Serve until ``stop()``; entries left pending by a dead projector are claimed on start and
@@ -65,6 +66,8 @@ class Projector:
         self.stopping.set()
 
     def run_once(self, block_ms: int | None = None, claim: bool = False) -> int:
+        if self.heartbeat is not None:
+            self.heartbeat()
         deliveries: list[Delivery] = []
         if claim:
             deliveries = self.store.claim_stale_feed(self.consumer, self.claim_idle_ms, self.batch_size)

@@ -92,6 +92,7 @@ class Worker:
         self._running: dict[str, MatchMeta] = {}
         self._last_claim = 0.0
         self.stopping = threading.Event()
+        self.heartbeat: Callable[[], None] | None = None
 
     # -- the loop --------------------------------------------------------------------------------
     def run(self, should_stop: Callable[[], bool] | None = None) -> None:
