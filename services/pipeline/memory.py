@@ -39,22 +39,25 @@ class _Blocking:
                 self._cond.wait(remaining)
 
 
-class MemoryBus(_Blocking):
-    def __init__(self, cond: threading.Condition, partitions: int) -> None:
+class _Partitioned(_Blocking):
+    """One stream per partition, read through one consumer group (like the Redis bus and feeds)."""
+
+    def __init__(self, cond: threading.Condition, partitions: int, suffix: str, group: str,
+                 maxlen: int | None = None) -> None:
         super().__init__(cond)
         self.partitions = partitions
-        self._streams = [MemStream(f"{{{p}}}:commands", cond) for p in range(partitions)]
-        self._by_name = {s.name: s for s in self._streams}
-        self.dead: list[tuple[bytes, str]] = []
+        self.group = group
+        self.streams = [MemStream(f"{{{p}}}:{suffix}", cond, maxlen) for p in range(partitions)]
+        self._by_name = {s.name: s for s in self.streams}
 
-    def publish(self, match_id: str, data: bytes) -> str:
-        return self._streams[partition_of(match_id, self.partitions)].add(data)
+    def add(self, match_id: str, data: bytes) -> str:
+        return self.streams[partition_of(match_id, self.partitions)].add(data)
 
     def read(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
         def once() -> list[Delivery]:
             out: list[Delivery] = []
-            for stream in self._streams:
-                out.extend(stream.read_group(WORKERS_GROUP, consumer, count - len(out)))
+            for stream in self.streams:
+                out.extend(stream.read_group(self.group, consumer, count - len(out)))
                 if len(out) >= count:
                     break
             return out
@@ -62,13 +65,37 @@ class MemoryBus(_Blocking):
         return self.wait_read(once, block_ms)
 
     def ack(self, delivery: Delivery) -> None:
-        self._by_name[delivery.stream].ack(WORKERS_GROUP, delivery.entry_id)
+        self._by_name[delivery.stream].ack(self.group, delivery.entry_id)
+
+    def claim(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
+        out: list[Delivery] = []
+        for stream in self.streams:
+            out.extend(stream.claim(self.group, consumer, min_idle_ms, count - len(out)))
+        return out
+
+    def lag(self) -> dict[int, int]:
+        with self._cond:
+            return {p: s.undelivered(self.group) for p, s in enumerate(self.streams)}
+
+
+class MemoryBus:
+    def __init__(self, cond: threading.Condition, partitions: int) -> None:
+        self._cond = cond
+        self.partitions = partitions
+        self._commands = _Partitioned(cond, partitions, "commands", WORKERS_GROUP)
+        self.dead: list[tuple[bytes, str]] = []
+
+    def publish(self, match_id: str, data: bytes) -> str:
+        return self._commands.add(match_id, data)
+
+    def read(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
+        return self._commands.read(consumer, count, block_ms)
+
+    def ack(self, delivery: Delivery) -> None:
+        self._commands.ack(delivery)
 
     def claim_stale(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
-        out: list[Delivery] = []
-        for stream in self._streams:
-            out.extend(stream.claim(WORKERS_GROUP, consumer, min_idle_ms, count - len(out)))
-        return out
+        return self._commands.claim(consumer, min_idle_ms, count)
 
     def dead_letter(self, delivery: Delivery, error: str) -> None:
         with self._cond:
@@ -76,8 +103,7 @@ class MemoryBus(_Blocking):
         self.ack(delivery)
 
     def lag(self) -> dict[int, int]:
-        with self._cond:
-            return {p: s.undelivered(WORKERS_GROUP) for p, s in enumerate(self._streams)}
+        return self._commands.lag()
 
     def trim(self) -> int:
         return 0  # in-process streams live as long as the process; nothing to reclaim
@@ -100,8 +126,7 @@ class MemoryStore(_Blocking):
         super().__init__(cond)
         self.partitions = partitions
         self._matches: dict[str, _Match] = {}
-        self._feeds = [MemStream(f"{{{p}}}:feed", cond, FEED_MAXLEN) for p in range(partitions)]
-        self._feeds_by_name = {s.name: s for s in self._feeds}
+        self._feeds = _Partitioned(cond, partitions, "feed", PROJECTORS_GROUP, FEED_MAXLEN)
 
     # -- matches ---------------------------------------------------------------------------------
     def _get(self, match_id: str) -> _Match | None:
@@ -150,7 +175,7 @@ class MemoryStore(_Blocking):
 
     def _add_events(self, match_id: str, events: Sequence[EventEnvelope]) -> None:
         match = self._matches[match_id]
-        feed = self._feeds[partition_of(match_id, self.partitions)]
+        feed = self._feeds.streams[partition_of(match_id, self.partitions)]
         for event in events:
             match.log.append(event)
             feed.add(pack(event))
@@ -201,24 +226,13 @@ class MemoryStore(_Blocking):
 
     # -- feed ------------------------------------------------------------------------------------
     def read_feed(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
-        def once() -> list[Delivery]:
-            out: list[Delivery] = []
-            for feed in self._feeds:
-                out.extend(feed.read_group(PROJECTORS_GROUP, consumer, count - len(out)))
-                if len(out) >= count:
-                    break
-            return out
-
-        return self.wait_read(once, block_ms)
+        return self._feeds.read(consumer, count, block_ms)
 
     def ack_feed(self, delivery: Delivery) -> None:
-        self._feeds_by_name[delivery.stream].ack(PROJECTORS_GROUP, delivery.entry_id)
+        self._feeds.ack(delivery)
 
     def claim_stale_feed(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
-        out: list[Delivery] = []
-        for feed in self._feeds:
-            out.extend(feed.claim(PROJECTORS_GROUP, consumer, min_idle_ms, count - len(out)))
-        return out
+        return self._feeds.claim(consumer, min_idle_ms, count)
 
     # -- views -----------------------------------------------------------------------------------
     def put_views(self, match_id: str, records: Sequence[ViewRecord]) -> None:
