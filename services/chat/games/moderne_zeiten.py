@@ -73,8 +73,10 @@ def read_cards(tokens: Sequence[str]) -> dict[str, int] | str:
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
         if token.isdigit():
             industry = industry_of(nxt) if nxt is not None else None
-            if industry is None:
+            if nxt is None:
                 return f"'{token}' of what? Name an industry after the number, like 'play {token} aviation'"
+            if industry is None:
+                return f"'{nxt}' is not an industry ({', '.join(INDUSTRIES)})"
             count, i = _count(token), i + 2
         else:
             industry = industry_of(token)
