@@ -99,6 +99,8 @@ def _count(digits: str) -> int | None:
 
 @register_adapter(GAME_NAME)
 class ModerneZeitenAdapter(DefaultAdapter):
+    command_words = frozenset(VERBS)  # what starts a command (a chat bridge tells commands from talk by it)
+
     # -- text out --------------------------------------------------------------------------------
     def render_view(self, view: Mapping[str, Any]) -> list[str]:
         lines = [status_line(view)]
