@@ -142,7 +142,8 @@ class ModerneZeitenAdapter(DefaultAdapter):
             case "CardsPlayed":
                 return f"{who} plays {cards_text(b.get('cards'))} (shares in play: {b.get('counter')})."
             case "ControlTaken":
-                return f"{who} takes control of {b.get('industry')} with {b.get('count')} cards."
+                count = b.get("count")
+                return f"{who} takes control of {b.get('industry')} with {count} card{'' if count == 1 else 's'}."
             case "ZeppelinMoved":
                 return f"{who} flies to space {b.get('space')}, {b.get('city')} {b.get('industry')}."
             case "MoveDeclined":

@@ -65,9 +65,7 @@ class IrcBridge:
         poster = threading.Thread(target=self._post_updates, name="irc-updates", daemon=True)
         poster.start()
         try:
-            for message in connection.messages():
-                if self._stop.is_set():
-                    break
+            for message in connection.messages(until=self._stop):
                 self._on_message(message)
         except IrcError as e:
             if not self._stop.is_set():

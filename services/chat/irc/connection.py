@@ -86,11 +86,11 @@ class IrcConnection:
         self.closed.set()
 
     # -- reading ---------------------------------------------------------------------------------
-    def messages(self, deadline: float | None = None) -> Iterator[Message]:
-        """Messages as they arrive until the connection ends (or ``deadline``, a monotonic time, passes).
-        Yields nothing for read time-outs, so a caller can check its own stop flag between messages."""
+    def messages(self, deadline: float | None = None, until: threading.Event | None = None) -> Iterator[Message]:
+        """Messages as they arrive until the connection ends, ``deadline`` (a monotonic time) passes or
+        ``until`` is set (checked at least every ``read_timeout_s``)."""
         while self._sock is not None:
-            if deadline is not None and time.monotonic() > deadline:
+            if (deadline is not None and time.monotonic() > deadline) or (until is not None and until.is_set()):
                 return
             line = self._read_line()
             if line is None:

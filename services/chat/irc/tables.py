@@ -14,6 +14,7 @@ between the thread reading IRC and the thread posting updates.
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 
@@ -25,6 +26,7 @@ from services.games.errors import Rejected
 from services.pipeline.client import Client, Timeout
 
 Reply = tuple[str, str]  # (target: a channel or a nick, text)
+SEAT_RE = re.compile(r"\bseat (\d+)\b")
 
 TABLE_HELP = ("Tables: '!new <game> <players> [option=value ...]' sets up a match here, '!join [seat]' takes a seat, "
               "'!seats' shows who sits where, '!board' the board, '!games' the games, '!abandon' ends the match "
@@ -61,6 +63,10 @@ class Table:
     def who(self, seat: int) -> str:
         player = self.players.get(seat)
         return f"{player.nick} (seat {seat})" if player else f"seat {seat}"
+
+    def named(self, line: str) -> str:
+        """A line for the channel, with each seated player's nick beside the seat."""
+        return SEAT_RE.sub(lambda m: self.who(int(m[1])) if int(m[1]) in self.players else m[0], line)
 
 
 class Tables:
@@ -219,7 +225,7 @@ class Tables:
         record = self.client.view(table.match_id, "public") if table else None
         if table is None or record is None:
             return [(channel, "No board to show here yet.")]
-        return [(channel, line) for line in table.adapter.render_view(record.view)]
+        return [(channel, table.named(line)) for line in table.adapter.render_view(record.view)]
 
     def _abandon(self, channel: str, nick: str, args: list[str]) -> list[Reply]:
         table = self.tables.get(channel.lower())
@@ -250,7 +256,8 @@ class Tables:
             return []
         events = self.client.backend.store.read_log(table.match_id, after=table.shown,
                                                     limit=record.version - table.shown)
-        out = [(table.channel, line) for e in events if (line := table.adapter.render_event(e.for_seat(None)))]
+        out = [(table.channel, table.named(line)) for e in events
+               if (line := table.adapter.render_event(e.for_seat(None)))]
         table.shown = record.version
         view = record.view
         if view.get("finished"):
