@@ -31,7 +31,9 @@ def cmd_irc(args: argparse.Namespace) -> int:
     from services.pipeline.client import Client
     from services.pipeline.projector import Projector
     from services.pipeline.worker import Worker
+    from services.settings import Settings
 
+    Settings.from_env().import_game_modules()  # AIRSHIP_GAME_MODULES: games outside the registry
     try:
         settings = BridgeSettings.from_address(
             args.server, nick=args.nick, channels=tuple(args.channel or ["#airship"]), password=args.password,
