@@ -100,11 +100,13 @@ def test_the_end_is_announced_and_the_table_can_be_abandoned() -> None:
         if record.view["finished"]:
             break
         seat = record.view["to_act"][0]
-        t.on_private(seats[seat], "1")
+        heard += t.on_private(seats[seat], "1")
         heard += t.poll()
     assert texts(heard, "#t")[-1].startswith("The match is over. Won by ")
     assert any(line.startswith("The match is over.") for line in texts(heard, "ann"))
     assert t.poll() == []
-    assert "Match" in texts(t.on_channel("#t", "zed", "!abandon"))[0]
-    assert texts(t.on_channel("#t", "ann", "!new nim 3"))[0].startswith("New match")
-    assert "only a seated player" not in texts(t.on_channel("#t", "zed", "!abandon"))[0]
+    assert texts(t.on_channel("#t", "ann", "!new nim 3"))[0].startswith("New match")  # the old one is over
+    t.on_channel("#t", "ann", "!join")
+    assert texts(t.on_channel("#t", "zed", "!abandon")) == ["zed: only a seated player may abandon the match."]
+    assert "is no longer played here" in texts(t.on_channel("#t", "ann", "!abandon"))[0]
+    assert texts(t.on_channel("#t", "ann", "!board")) == ["No board to show here yet."]
