@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from schemas.envelopes import ViewRecord
 from services.chat.irc.tables import Tables
 from services.pipeline.client import Client
@@ -110,3 +113,45 @@ def test_the_end_is_announced_and_the_table_can_be_abandoned() -> None:
     assert texts(t.on_channel("#t", "zed", "!abandon")) == ["zed: only a seated player may abandon the match."]
     assert "is no longer played here" in texts(t.on_channel("#t", "ann", "!abandon"))[0]
     assert texts(t.on_channel("#t", "ann", "!board")) == ["No board to show here yet."]
+
+
+MZ_TABLE: list[Tables] = []
+
+
+def mz_table() -> Tables:
+    """One Moderne Zeiten table (made once): ann, bob and cid seated."""
+    if not MZ_TABLE:
+        t = tables()
+        t.on_channel("#mz", "ann", "!new moderne-zeiten 3 seed=4")
+        for nick in ("ann", "bob", "cid"):
+            t.on_channel("#mz", nick, "!join")
+        t.poll()
+        MZ_TABLE.append(t)
+    return MZ_TABLE[0]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["ann", "bob", "cid", "dan"]), st.booleans(),
+       st.one_of(st.text(max_size=30), st.lists(st.sampled_from(
+           ["play", "bid", "2", "avi", "pass", "draw", "!join", "!new", "finish", "help", "board", "x", "!seats"]),
+           max_size=4).map(" ".join)))
+def test_anything_anyone_writes_gets_a_reply_or_silence_never_an_error(nick: str, private: bool, text: str) -> None:
+    t = mz_table()
+    replies = t.on_private(nick, text) if private else t.on_channel("#mz", nick, text)
+    for target, line in replies:
+        assert line and "\n" not in line
+        assert target in (nick, "#mz")
+        assert "Sorry, that went wrong" not in line
+    t.poll()
+
+
+def test_a_wrong_move_in_the_channel_is_answered_privately_with_what_is_legal() -> None:
+    t = mz_table()
+    record = t.client.view(t.tables["#mz"].match_id, "public")
+    assert record is not None
+    if record.view["finished"]:
+        return
+    nick = t.tables["#mz"].players[record.view["to_act"][0]].nick
+    replies = t.on_channel("#mz", nick, "play 2 zeppelins")
+    assert replies and all(to == nick for to, _ in replies)
+    assert "Legal now: " in replies[0][1]
