@@ -59,6 +59,7 @@ def register_adapter(game: str) -> Callable[[type[Any]], type[Any]]:
 
 
 def get_adapter(game: str) -> ChatAdapter:
+    from services.chat import games  # noqa: F401  (registers the built-in games' adapters)
     from services.chat.generic import DEFAULT
 
     return ADAPTERS.get(game, DEFAULT)

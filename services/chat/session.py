@@ -4,6 +4,10 @@
 ``help``, ``board`` and ``moves`` are answered directly). ``updates()`` returns the text for whatever
 happened since it was last called: the events as this seat may see them, the seat's view, and the
 legal commands when it is this seat's turn. Safe to use from a reader thread and a writer thread.
+
+A session's ``feed`` says how much ``updates`` tells: ``"all"`` (a terminal: every event, and the view after
+every change) or ``"private"`` (a chat network where the public events go to a shared channel: only the
+events with secrets for this seat, and the view when one arrived, when the seat must act, and at the end).
 """
 
 from __future__ import annotations
@@ -19,11 +23,14 @@ from services.pipeline.client import Client, Timeout
 HELP_WORDS = {"help", "?", "h"}
 BOARD_WORDS = {"board", "view", "look"}
 MOVES_WORDS = {"moves", "legal", "options"}
+FEEDS = ("all", "private")
 
 
 class ChatSession:
     def __init__(self, client: Client, match_id: str, seat: int, credential: str | None,
-                 adapter: ChatAdapter | None = None, timeout_s: float = 30.0) -> None:
+                 adapter: ChatAdapter | None = None, timeout_s: float = 30.0, feed: str = "all") -> None:
+        if feed not in FEEDS:
+            raise ValueError(f"feed must be one of {FEEDS}, not {feed!r}")
         meta = client.backend.store.meta(match_id)
         if meta is None:
             raise BadOptions(f"no match '{match_id}'")
@@ -36,6 +43,7 @@ class ChatSession:
         self.game = meta.game
         self.adapter = adapter or get_adapter(meta.game)
         self.timeout_s = timeout_s
+        self.feed = feed
         self.shown_version: int | None = None  # None: nothing shown yet
         self.record: ViewRecord | None = None
         self._lock = threading.RLock()
@@ -56,6 +64,7 @@ class ChatSession:
             if record is None or (self.shown_version is not None and record.version <= self.shown_version):
                 return []
             lines: list[str] = []
+            first = self.shown_version is None
             if self.shown_version is None:
                 lines.append(f"Match {self.match_id} ({self.game}), you are seat {self.seat}. Write 'help' for help.")
             else:
@@ -63,12 +72,15 @@ class ChatSession:
                 events = store.read_log(self.match_id, after=self.shown_version,
                                         limit=record.version - self.shown_version)
                 for envelope in events:
+                    if self.feed == "private" and not (envelope.visible_to and self.seat in envelope.visible_to):
+                        continue
                     line = self.adapter.render_event(envelope.for_seat(self.seat))
                     if line:
                         lines.append(line)
             self.record, self.shown_version = record, record.version
-            lines += self.adapter.render_view(record.view)
-            lines += self._prompt()
+            if self.feed == "all" or first or lines or self.legal or self.finished:
+                lines += self.adapter.render_view(record.view)
+                lines += self._prompt()
             return lines
 
     def wait_updates(self, timeout_s: float) -> list[str]:

@@ -24,6 +24,8 @@ def register_renderer(game: str) -> Callable[[Renderer], Renderer]:
 
 
 def render_board(game: str | None, view: Mapping[str, Any]) -> str:
+    from services.replay import boards  # noqa: F401  (registers the built-in games' boards)
+
     renderer = RENDERERS.get(game or "", render_generic)
     return renderer(view)
 

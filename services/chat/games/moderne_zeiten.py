@@ -1,0 +1,288 @@
+"""Moderne Zeiten in chat: ``bid 5``, ``pass``, ``draw``, ``play 3 aviation 1 shipping``, ``move aviation``,
+``finish``, ``stay``; the board in a few lines and the events in words.
+
+Industries may be shortened (``avi``, ``ship``, ``high``, ``auto``, ``tel``) or named by their titles
+(``high rise``, ``telecommunications``); counts go before or after the industry (``play aviation 2``), and
+an industry named alone counts one card. A number alone bids it during an auction. Input that is not
+such a command gets a reply naming what is wrong and listing what is legal now.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from schemas.envelopes import EventEnvelope
+from services.chat.adapter import ChatError, CommandDict, register_adapter
+from services.chat.generic import DefaultAdapter
+from services.games.moderne_zeiten.data import INDUSTRIES
+from services.games.moderne_zeiten.setup import GAME_NAME
+from services.replay.boards.moderne_zeiten import (
+    auction_line,
+    cards_text,
+    claimed_line,
+    hand_line,
+    moves_line,
+    outcome_text,
+    player_line,
+    status_line,
+)
+
+MAX_DIGITS = 9
+PLAYS_LISTED = 8
+WORD_RE = re.compile(r"[A-Za-z_\-]+|[0-9]+|\S")
+ALIASES = {
+    "air": "aviation", "plane": "aviation", "planes": "aviation", "airline": "aviation",
+    "car": "automobile", "cars": "automobile", "building": "high_rise", "buildings": "high_rise",
+    "construction": "high_rise", "skyscraper": "high_rise", "phone": "telecom", "phones": "telecom",
+    "telecommunications": "telecom", "ships": "shipping", "ship": "shipping",
+}
+VERBS = {
+    "bid": "bid", "b": "bid", "pass": "pass", "p": "pass", "draw": "draw", "d": "draw", "play": "play",
+    "move": "move", "go": "move", "fly": "move", "finish": "finish", "stay": "stay",
+}
+NOTHING = {"nothing", "none", "no", "0"}
+FILLER = {",", ";", "and", "&", "+", ":", "=", "x", "rise", "cards", "card", "of", "to", "amount"}
+
+
+def industry_of(word: str) -> str | None:
+    """An industry key from a word as a person may write it, or None."""
+    w = word.lower().replace("-", "_")
+    if w in ALIASES:
+        return ALIASES[w]
+    if w in ("high_rise", "highrise"):
+        return "high_rise"
+    matches = [i for i in INDUSTRIES if len(w) >= 2 and i.replace("_", "").startswith(w.replace("_", ""))]
+    return matches[0] if len(matches) == 1 else None
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in WORD_RE.findall(text)]
+
+
+def read_cards(tokens: Sequence[str]) -> dict[str, int] | str:
+    """``3 aviation 1 shipping`` / ``aviation 3, ship`` / ``avi avi tel`` into counts; else what is wrong."""
+    cards: dict[str, int] = {}
+    tokens = [t for t in tokens if t not in FILLER]
+    if len(tokens) == 1 and tokens[0] in NOTHING:
+        return {}
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if token.isdigit():
+            industry = industry_of(nxt) if nxt is not None else None
+            if nxt is None:
+                return f"'{token}' of what? Name an industry after the number, like 'play {token} aviation'"
+            if industry is None:
+                return f"'{nxt}' is not an industry ({', '.join(INDUSTRIES)})"
+            count, i = _count(token), i + 2
+        else:
+            industry = industry_of(token)
+            if industry is None:
+                return f"'{token}' is not an industry ({', '.join(INDUSTRIES)})"
+            after = tokens[i + 2] if i + 2 < len(tokens) else None
+            if nxt is not None and nxt.isdigit() and (after is None or not after.isdigit()):
+                count, i = _count(nxt), i + 2
+            else:
+                count, i = 1, i + 1
+        if count is None:
+            return "that is more cards than there are"
+        cards[industry] = cards.get(industry, 0) + count
+    return {i: cards[i] for i in INDUSTRIES if cards.get(i)}
+
+
+def _count(digits: str) -> int | None:
+    return int(digits) if len(digits) <= MAX_DIGITS else None
+
+
+@register_adapter(GAME_NAME)
+class ModerneZeitenAdapter(DefaultAdapter):
+    command_words = frozenset(VERBS)  # what starts a command (a chat bridge tells commands from talk by it)
+
+    # -- text out --------------------------------------------------------------------------------
+    def render_view(self, view: Mapping[str, Any]) -> list[str]:
+        lines = [status_line(view)]
+        lines += [line for line in (auction_line(view), moves_line(view)) if line]
+        lines += [player_line(p, view) for p in view.get("players") or []]
+        lines.append(claimed_line(view))
+        hand = hand_line(view)
+        return [*lines, hand] if hand else lines
+
+    def render_event(self, envelope: EventEnvelope) -> str | None:
+        b = envelope.body
+        who = f"seat {b.get('seat')}"
+        match envelope.type:
+            case "MatchStarted":
+                return f"Moderne Zeiten for {b.get('seats')} players begins."
+            case "CardsDealt":
+                return f"{who} is dealt {cards_text(b['cards']) if b.get('cards') else str(b.get('count')) + ' cards'}."
+            case "StartPlayerChosen":
+                return f"{who} is the first start player."
+            case "RoundStarted":
+                return f"Round {b.get('round')} begins; start player seat {b.get('start_player')}."
+            case "DieRolled":
+                return f"{who} rolls {b.get('roll')}."
+            case "CardsLaidOut":
+                return f"Up for auction: {cards_text(b.get('cards'))}."
+            case "AuctionSkipped":
+                return f"No auction: {b.get('reason')}."
+            case "BidMade":
+                return f"{who} bids {b.get('amount')}."
+            case "Passed":
+                return f"{who} passes."
+            case "AuctionWon":
+                return f"{who} buys {cards_text(b.get('cards'))} for {b.get('amount')} and becomes start player."
+            case "AuctionUnsold":
+                return f"Nobody bid: {cards_text(b.get('cards'))} go under the stack."
+            case "CardsDrawn":
+                drawn = cards_text(b["cards"]) if b.get("cards") is not None else f"{b.get('count')} cards"
+                return f"{who} draws {drawn}."
+            case "CardsPlayed":
+                return f"{who} plays {cards_text(b.get('cards'))} (shares in play: {b.get('counter')})."
+            case "ControlTaken":
+                count = b.get("count")
+                return f"{who} takes control of {b.get('industry')} with {count} card{'' if count == 1 else 's'}."
+            case "ZeppelinMoved":
+                return f"{who} flies to space {b.get('space')}, {b.get('city')} {b.get('industry')}."
+            case "MoveDeclined":
+                return f"{who} stays."
+            case "MarketCrashed":
+                return (f"Market crash! {', '.join(b.get('industries') or [])} go back to the stack "
+                        f"({b.get('removed')} cards); shares in play: {b.get('counter')}.")
+            case "ZeppelinFinished":
+                return f"{who} flies to Finish and ends the game."
+            case "GameEnded":
+                return f"Game over. {outcome_text(b)}"
+            case "StackShuffled" | "TurnEnded" | "MoveAwaited":
+                return None
+        return super().render_event(envelope)
+
+    def format_command(self, command: Mapping[str, Any]) -> str:
+        body: Mapping[str, Any] = command.get("body") or {}
+        match command.get("type"), tuple(body):
+            case "bid", ("amount",) if _is_int(body["amount"]):
+                return f"bid {body['amount']}"
+            case ("pass" | "draw") as verb, ():
+                return str(verb)
+            case "play", ("cards",) if _is_cards(body["cards"]):
+                cards = body["cards"]
+                return "play " + (" ".join(f"{n} {i}" for i, n in cards.items()) if cards else "nothing")
+            case "move", ("to",) if body["to"] is None or body["to"] == "finish":
+                return "stay" if body["to"] is None else "finish"
+            case "move", ("to",) if body["to"] in INDUSTRIES:
+                return f"move {body['to']}"
+        return super().format_command(command)
+
+    def describe_legal(self, legal: Sequence[Mapping[str, Any]]) -> str:
+        if not legal:
+            return "You have nothing to do right now."
+        parts: list[str] = []
+        bids = sorted(c["body"]["amount"] for c in legal if c["type"] == "bid")
+        if bids:
+            parts.append(f"bid {bids[0]}" if len(bids) == 1 else f"bid {bids[0]}..{bids[-1]}")
+        plays = [c for c in legal if c["type"] == "play"]
+        listed = sorted(plays, key=lambda c: (len(c["body"]["cards"]), sum(c["body"]["cards"].values()),
+                                              [INDUSTRIES.index(i) for i in c["body"]["cards"]]))
+        for command in legal:
+            if command["type"] not in ("bid", "play"):
+                parts.append(self.format_command(command))
+        parts += [self.format_command(c) for c in listed[:PLAYS_LISTED]]
+        text = f"Legal now: {' | '.join(parts)}"
+        if len(plays) > PLAYS_LISTED:
+            text += f" (or any other cards from your hand: {cards_text(_hand(legal))})"
+        return text
+
+    # -- text in ---------------------------------------------------------------------------------
+    def parse(self, text: str, legal: Sequence[Mapping[str, Any]]) -> CommandDict | ChatError:
+        try:
+            return self._read(text, legal)
+        except (ValueError, KeyError, TypeError) as e:  # never raise at a player; say what is legal
+            return ChatError(f"Cannot read that ({e}). {self.describe_legal(legal)}")
+
+    def _read(self, text: str, legal: Sequence[Mapping[str, Any]]) -> CommandDict | ChatError:
+        help_ = self.describe_legal(legal)
+        tokens = words(text)
+        if not tokens:
+            return ChatError(f"Write a command. {help_}")
+        if not legal:
+            return ChatError("You have nothing to do right now (it is not your turn, or the match is over).")
+        types = {c["type"] for c in legal}
+        first, rest = tokens[0], tokens[1:]
+        verb = VERBS.get(first)
+        if verb is None and first.isdigit() and "bid" in types:
+            verb, rest = "bid", tokens
+        elif verb is None and industry_of(first) is not None and "move" in types and not rest:
+            verb, rest = "move", tokens
+        if verb is None:
+            return ChatError(f"Unknown command '{first}'. {help_}")
+        said = verb
+        if verb in ("finish", "stay"):
+            verb, rest = "move", [verb, *rest]
+        if verb not in types:
+            return ChatError(f"You cannot {said} now. {help_}")
+        match verb:
+            case "bid":
+                return self._bid(rest, legal, help_)
+            case "pass" | "draw":
+                return {"type": verb, "body": {}} if not rest else ChatError(f"'{verb}' takes nothing more. {help_}")
+            case "play":
+                return self._play(rest, legal, help_)
+        return self._move(rest, legal, help_)
+
+    def _bid(self, rest: Sequence[str], legal: Sequence[Mapping[str, Any]], help_: str) -> CommandDict | ChatError:
+        bids = [c["body"]["amount"] for c in legal if c["type"] == "bid"]
+        rest = [t for t in rest if t not in FILLER]
+        if len(rest) != 1 or not rest[0].isdigit():
+            return ChatError(f"Bid a whole number of millions, like 'bid {min(bids)}'. {help_}")
+        amount = _count(rest[0])
+        if amount is None or not min(bids) <= amount <= max(bids):
+            return ChatError(f"You can bid {min(bids)} to {max(bids)}. {help_}")
+        return {"type": "bid", "body": {"amount": amount}}
+
+    def _play(self, rest: Sequence[str], legal: Sequence[Mapping[str, Any]], help_: str) -> CommandDict | ChatError:
+        cards = read_cards(rest) if rest else {}
+        if isinstance(cards, str):
+            return ChatError(f"{cards}. {help_}")
+        if not cards and {"type": "play", "body": {"cards": {}}} not in legal:
+            return ChatError(f"Play what? Name cards from your hand, like 'play 2 aviation 1 telecom'. {help_}")
+        hand = _hand(legal)
+        short = [f"{hand.get(i, 0)} {i}" for i, n in cards.items() if n > hand.get(i, 0)]
+        if short:
+            return ChatError(f"You have only {', '.join(short)} in hand. {help_}")
+        return {"type": "play", "body": {"cards": cards}}
+
+    def _move(self, rest: Sequence[str], legal: Sequence[Mapping[str, Any]], help_: str) -> CommandDict | ChatError:
+        choices = [c["body"]["to"] for c in legal if c["type"] == "move"]
+        named = [t for t in rest if t not in FILLER]
+        if len(named) != 1:
+            return ChatError(f"Say where to: {_choices_text(choices)}. {help_}")
+        word = named[0]
+        word = "stay" if word in ("none", "null") else word
+        to = None if word == "stay" else "finish" if word == "finish" else industry_of(word)
+        if (to is None and word != "stay") or to not in choices:
+            return ChatError(f"You cannot fly to '{word}' now; choose {_choices_text(choices)}. {help_}")
+        return {"type": "move", "body": {"to": to}}
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_cards(value: Any) -> bool:
+    return isinstance(value, Mapping) and all(k in INDUSTRIES and _is_int(n) and n > 0 for k, n in value.items())
+
+
+def _hand(legal: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """The cards in hand, as the largest count of each industry among the legal plays (they include the hand)."""
+    hand: dict[str, int] = {}
+    for command in legal:
+        if command["type"] == "play":
+            for industry, n in command["body"]["cards"].items():
+                hand[industry] = max(hand.get(industry, 0), n)
+    return {i: hand[i] for i in INDUSTRIES if hand.get(i)}
+
+
+def _choices_text(choices: Sequence[Any]) -> str:
+    return ", ".join("stay" if c is None else str(c) for c in choices)

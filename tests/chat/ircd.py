@@ -1,0 +1,186 @@
+"""A real IRC server for the tests (miniircd, from the dev extra) and IRC players over raw sockets.
+
+The players are deliberately not built on :mod:`services.chat.irc`: they speak the protocol themselves, so
+the bridge is tested against independent clients.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import queue
+import random
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from typing import IO
+
+import pytest
+
+LINE_RE = re.compile(r"^(?::(?P<prefix>\S+) )?(?P<command>\S+)(?P<rest>.*)$")
+
+
+def ensure_miniircd() -> None:
+    """miniircd is in the dev extra (``make test`` installs it); install it now if missing, or fail clearly."""
+    if importlib.util.find_spec("miniircd") is not None:
+        return
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "miniircd>=2.3"], capture_output=True,
+                          text=True, timeout=300)
+    if done.returncode != 0 or importlib.util.find_spec("miniircd") is None:
+        pytest.fail("The IRC tests need the miniircd server from PyPI (in the dev extra: pip install -e '.[dev]', "
+                    f"which 'make test' runs); installing it failed:\n{done.stderr[-2000:]}")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def miniircd() -> Iterator[int]:
+    """A miniircd on a free loopback port; yields the port."""
+    ensure_miniircd()
+    port = free_port()
+    command = [sys.executable, "-m", "miniircd", "--listen", "127.0.0.1", "--ports", str(port)]
+    if os.geteuid() == 0:  # miniircd refuses root unless told (CI runs as root)
+        command += ["--setuid", "root"]
+    with tempfile.TemporaryFile() as log:
+        yield from _serve(command, port, log)
+
+
+def _serve(command: list[str], port: int, log: IO[bytes]) -> Iterator[int]:
+    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    output = log.read().decode(errors="replace")
+                    pytest.fail(f"miniircd did not start on port {port}: {output[-2000:]}")
+                time.sleep(0.05)
+        yield port
+    finally:
+        server.terminate()
+        try:
+            server.wait(5)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(5)
+
+
+@dataclass(frozen=True)
+class Said:
+    sender: str
+    target: str
+    text: str
+
+
+@dataclass
+class IrcPlayer:
+    """A person on IRC: registers, joins channels, and records every PRIVMSG it receives."""
+
+    port: int
+    nick: str
+    received: list[Said] = field(default_factory=list)
+    inbox: queue.Queue[Said] = field(default_factory=queue.Queue)
+
+    def __post_init__(self) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+        self.welcomed = threading.Event()
+        self.channels: set[str] = set()
+        self._joined = threading.Condition()
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, daemon=True, name=f"irc-{self.nick}")
+        self._reader.start()
+        self.raw(f"NICK {self.nick}")
+        self.raw(f"USER {self.nick} 0 * :{self.nick} the player")
+        assert self.welcomed.wait(10), f"{self.nick} was not welcomed by the server"
+
+    def raw(self, line: str) -> None:
+        with self._lock:
+            self.sock.sendall(line.encode() + b"\r\n")
+
+    def join(self, channel: str) -> None:
+        self.raw(f"JOIN {channel}")
+        with self._joined:
+            assert self._joined.wait_for(lambda: channel.lower() in self.channels, 10), f"{self.nick} not in {channel}"
+
+    def say(self, target: str, text: str) -> None:
+        self.raw(f"PRIVMSG {target} :{text}")
+
+    def close(self) -> None:
+        with suppress(OSError):
+            self.raw("QUIT :done")
+        self.sock.close()
+
+    def wait_for(self, pattern: str, timeout_s: float = 15.0, sender: str | None = None) -> re.Match[str]:
+        """The next received text matching ``pattern`` (consumes the inbox up to it)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                said = self.inbox.get(timeout=max(deadline - time.monotonic(), 0.01))
+            except queue.Empty:
+                raise AssertionError(f"{self.nick} never heard /{pattern}/") from None
+            found = re.search(pattern, said.text)
+            if found and (sender is None or said.sender == sender):
+                return found
+
+    def texts(self, sender: str, private: bool | None = None) -> list[str]:
+        return [s.text for s in self.received if s.sender == sender and
+                (private is None or (s.target == self.nick) == private)]
+
+    def _read(self) -> None:
+        buffer = b""
+        while True:
+            try:
+                data = self.sock.recv(4096)
+            except OSError:
+                return
+            if not data:
+                return
+            buffer += data
+            while b"\n" in buffer:
+                raw, _, buffer = buffer.partition(b"\n")
+                self._on_line(raw.rstrip(b"\r").decode(errors="replace"))
+
+    def _on_line(self, line: str) -> None:
+        match = LINE_RE.match(line)
+        if not match:
+            return
+        prefix, command, rest = match["prefix"] or "", match["command"].upper(), match["rest"]
+        head, _, trailing = rest.partition(" :")
+        params = head.split() + ([trailing] if _ else [])
+        if command == "PING":
+            self.raw(f"PONG :{params[0] if params else ''}")
+        elif command == "001":
+            self.welcomed.set()
+        elif command == "JOIN" and prefix.split("!")[0] == self.nick:
+            with self._joined:
+                self.channels.add(params[0].lower())
+                self._joined.notify_all()
+        elif command == "PRIVMSG" and len(params) >= 2:
+            said = Said(prefix.split("!")[0], params[0], params[1])
+            self.received.append(said)
+            self.inbox.put(said)
+
+
+def choose(help_text: str, rng: random.Random) -> str:
+    """A command picked from the bridge's 'Legal now: a | b | c' help, as a person would write it."""
+    listed = help_text.split("Legal now: ", 1)[1]
+    listed = re.sub(r" \((write one|or any other)[^)]*\)$", "", listed)
+    options = [re.sub(r"^\d+\) ", "", option) for option in listed.split(" | ")]
+    option = rng.choice(options)
+    bids = re.fullmatch(r"bid (\d+)\.\.(\d+)", option)
+    return f"bid {rng.randint(int(bids[1]), int(bids[2]))}" if bids else option
