@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from services import cli_redis
+from services import cli_bots, cli_redis
 from services.games import GAMES
 from services.games.errors import Rejected
 
@@ -57,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--matches", type=int, default=200)
     bench.add_argument("--json", action="store_true")
     cli_redis.add_parsers(sub)
+    cli_bots.add_parsers(sub)
     return parser
 
 
@@ -93,7 +94,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return bench.run(args.game, args.matches, args.json)
 
 
-COMMANDS = {"bench": cmd_bench, "play": cmd_play, "schemas": cmd_schemas, "games": cmd_games, **cli_redis.COMMANDS}
+COMMANDS = {"bench": cmd_bench, "play": cmd_play, "schemas": cmd_schemas, "games": cmd_games, **cli_redis.COMMANDS,
+            **cli_bots.COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
