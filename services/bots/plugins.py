@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from services.bots.base import Bot, RandomBot
+from services.bots.base import Bot, CommandDict, RandomBot
 from services.games import get_game
 from services.games.base import Command, Outcome
 from services.games.errors import BadOptions
@@ -35,7 +35,7 @@ Resample = Callable[[Mapping[str, Any], int, random.Random], Any]
 Encode = Callable[[Mapping[str, Any]], list[float]]
 Rollout = Callable[[Any, int, random.Random], Command | None]
 Evaluate = Callable[[Any], Outcome]
-Rank = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], list[float]]
+Rank = Callable[[Mapping[str, Any], Sequence[CommandDict]], list[float]]
 
 DEFAULT_OBS_SIZE = 64
 DEFAULT_MAX_ACTIONS = 64

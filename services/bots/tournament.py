@@ -169,11 +169,11 @@ class ProgressBar:
     """``[#####.....] 37/200 matches, 12s, about 53s left`` on stderr; on a non-terminal a line every
     few seconds."""
 
-    def __init__(self, label: str, out: TextIO = sys.stderr, width: int = 30, every_s: float = 5.0) -> None:
+    def __init__(self, label: str, out: TextIO | None = None, width: int = 30, every_s: float = 5.0) -> None:
         self.label = label
-        self.out = out
+        self.out = out or sys.stderr
         self.width = width
-        self.tty = out.isatty()
+        self.tty = self.out.isatty()
         self.every_s = 0.0 if self.tty else every_s
         self._last = -math.inf
 

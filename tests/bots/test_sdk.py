@@ -83,3 +83,20 @@ def test_reconnecting_bots_neither_lose_nor_repeat_a_decision(service: MemoryBac
     ids = [e.command_id for e in takes]
     assert len(ids) == len(set(ids)), "a decision was applied twice"
     assert all(res.status == "accepted" for r in runners for res in r.stats.results)
+
+
+def test_play_seat_joins_a_free_seat_and_plays_it_to_the_end(service: MemoryBackend) -> None:
+    from services.bots.examples.greedy import Greedy
+    from services.bots.sdk import play_seat
+
+    client = Client(service, poll_ms=20)
+    meta = client.create_match("nim", 2, seed=4)
+    threads = [threading.Thread(target=play_seat, args=(client, meta.match_id, bot), kwargs={"timeout_s": 10},
+                                daemon=True) for bot in (Greedy(), RandomBot(1))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not any(t.is_alive() for t in threads)
+    final = client.view(meta.match_id, "public")
+    assert final is not None and final.view["finished"]
