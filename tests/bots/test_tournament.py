@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 
 import pytest
 
+from services import logs
 from services.bots.tournament import Tally, run_tournament, seating, wilson
 from services.cli import main
+
+
+@pytest.fixture(autouse=True)
+def _logs_untouched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`main` points the logs at the stderr of the moment, which pytest closes after the test: keep the real one."""
+    configure = logs.configure
+
+    def on_real_stderr(level: str = "info", json: bool = True) -> None:
+        with contextlib.redirect_stderr(sys.__stderr__):
+            configure(level, json)
+
+    monkeypatch.setattr(logs, "configure", on_real_stderr)
 
 
 def test_wilson_interval_matches_known_values() -> None:
