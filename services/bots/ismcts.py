@@ -6,6 +6,11 @@ walks the shared tree with UCT, expands one new command, plays the rest of the m
 game's own pure rules (``decide``/``evolve``, a seeded rng for the dice and shuffles) and backs up
 each seat's reward (its share of the win, plus a little for its score) along the path.
 
+When the game's plug-in can rank commands (its heuristic's ``rank``), the root searches only the
+``root_width`` best of them: with a few hundred iterations and fifty card combinations on offer, a
+search over all of them would sample each only a few times. Playouts use the plug-in's cheap policy
+and may stop after ``rollout_steps`` commands, judged by the plug-in's ``evaluate``.
+
 Nodes are reached by command sequences: a child is keyed by the command's canonical form (type and
 sorted body). Commands legal in some determinizations and not in others are handled as in Cowling,
 Powley and Whitehouse (2012): a child's UCB term counts how often it was *available*, not how often
