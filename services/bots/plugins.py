@@ -103,9 +103,9 @@ BOT_KINDS = ("random", "heuristic", "ismcts")
 def make_bot(spec: str, game: str, seed: int) -> Bot:
     """A bot from its name: ``random``, ``heuristic``, ``ismcts`` or ``ismcts:<iterations>``."""
     kind, _, param = spec.strip().partition(":")
+    plugin = plugin_for(game)
     if kind == "random":
         return RandomBot(seed)
-    plugin = plugin_for(game)
     if kind == "heuristic":
         if plugin.heuristic is None:
             raise BadOptions(f"no heuristic bot for {game} yet")
