@@ -16,6 +16,11 @@ its :class:`GamePlugin`, registered in :data:`PLUGINS` (one module per game, e.g
   ``rollout_steps`` commands (0: play to the end); ``rank(view, legal) -> values``: how promising
   each legal command looks to the heuristic, so ISMCTS searches only the best few at its root.
 
+Adding a game: write ``resample`` in the game's package (tested by ``tests/bots/test_plugins.py``, which
+loops over every registered plug-in), a heuristic bot and optionally an encoder in
+``services/bots/<game>.py`` ending in ``register_plugin(GamePlugin(...))``, and import that module in
+:func:`_load_builtin`. The tournament, ISMCTS and PettingZoo code need nothing more.
+
 A bot kind is named ``kind`` or ``kind:parameter`` (``ismcts:400`` is ISMCTS with 400 iterations).
 """
 
