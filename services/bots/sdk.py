@@ -117,4 +117,17 @@ def play_seat(client: Client, match_id: str, bot: Bot, seat: int | None = None, 
     seat's final view record.
     """
     joined, credential = client.join(match_id, seat)
+    wait_for_players(client, match_id, float(options.get("timeout_s", 60.0)))
     return SeatRunner(client, match_id, joined, credential, bot, **options).run()
+
+
+def wait_for_players(client: Client, match_id: str, timeout_s: float = 60.0, poll_s: float = 0.05) -> None:
+    """Return once every seat is taken (the service rejects commands of a match still open for joining)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        meta = client.backend.store.meta(match_id)
+        if meta is not None and meta.status != "open":
+            return
+        if time.monotonic() > deadline:
+            raise Timeout(f"match {match_id} still waits for players after {timeout_s}s")
+        time.sleep(poll_s)

@@ -100,3 +100,20 @@ def test_play_seat_joins_a_free_seat_and_plays_it_to_the_end(service: MemoryBack
     assert not any(t.is_alive() for t in threads)
     final = client.view(meta.match_id, "public")
     assert final is not None and final.view["finished"]
+
+
+def test_play_seat_waits_until_every_seat_is_taken(service: MemoryBackend) -> None:
+    from services.bots.sdk import play_seat
+
+    client = Client(service, poll_ms=20)
+    meta = client.create_match("nim", 2, seed=5)
+    first = threading.Thread(target=play_seat, args=(client, meta.match_id, RandomBot(0)), kwargs={"timeout_s": 10},
+                             daemon=True)
+    first.start()
+    first.join(0.3)
+    assert first.is_alive()  # waiting for the second player, not burning its attempts on rejections
+    play_seat(client, meta.match_id, RandomBot(1), timeout_s=10)
+    first.join(10)
+    assert not first.is_alive()
+    final = client.view(meta.match_id, "public")
+    assert final is not None and final.view["finished"]
