@@ -9,9 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from services import cli_chat, cli_redis, cli_tools
+from services import cli_bots, cli_chat, cli_redis, cli_tools
 from services.games import GAMES
 from services.games.errors import Rejected
+
+# Modules adding subcommands: each has ``add_parsers(sub)`` and ``COMMANDS`` (name -> handler).
+EXTENSIONS = (cli_redis, cli_tools, cli_chat, cli_bots)
 
 
 def _parse_option(text: str) -> tuple[str, Any]:
@@ -51,9 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_play(sub)
     _add_schemas(sub)
     sub.add_parser("games", help="list the games and their options")
-    cli_redis.add_parsers(sub)
-    cli_tools.add_parsers(sub)
-    cli_chat.add_parsers(sub)
+    for extension in EXTENSIONS:
+        extension.add_parsers(sub)
     return parser
 
 
@@ -84,8 +86,9 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"play": cmd_play, "schemas": cmd_schemas, "games": cmd_games, **cli_redis.COMMANDS,
-            **cli_tools.COMMANDS, **cli_chat.COMMANDS}
+COMMANDS = {"play": cmd_play, "schemas": cmd_schemas, "games": cmd_games}
+for _extension in EXTENSIONS:
+    COMMANDS.update(_extension.COMMANDS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,13 +7,14 @@ import sys
 from pathlib import Path
 
 from services.bots.base import BOTS, Bot
+from services.bots.plugins import make_bot
 from services.games.errors import BadOptions
 from services.pipeline.client import Client
 from services.pipeline.ports import EventStore
 from services.pipeline.runner import InProcess, MatchReport, ProgressLine, play_match
 
 
-def make_bots(spec: str, seats: int, seed: int | None) -> list[Bot]:
+def make_bots(spec: str, seats: int, seed: int | None, game: str | None = None) -> list[Bot]:
     kinds = [k.strip() for k in spec.split(",") if k.strip()]
     if len(kinds) == 1:
         kinds *= seats
@@ -21,6 +22,9 @@ def make_bots(spec: str, seats: int, seed: int | None) -> list[Bot]:
         raise BadOptions(f"--bots names {len(kinds)} bots for {seats} seats")
     bots: list[Bot] = []
     for seat, kind in enumerate(kinds):
+        if game is not None:  # every kind: random, heuristic, ismcts[:iterations]
+            bots.append(make_bot(kind, game, (seed or 0) * 1009 + seat))
+            continue
         if kind not in BOTS:
             raise BadOptions(f"unknown bot '{kind}'; known: {', '.join(sorted(BOTS))}")
         bots.append(BOTS[kind]((seed or 0) * 1009 + seat))
@@ -48,7 +52,7 @@ def print_report(report: MatchReport) -> None:
 
 def play(args: argparse.Namespace) -> int:
     options = dict(args.option)
-    bots = make_bots(args.bots, args.players, args.seed)
+    bots = make_bots(args.bots, args.players, args.seed, args.game)
     progress = None if args.quiet else ProgressLine(f"{args.game}")
     if args.redis:
         from services.pipeline.redis_backend import redis_client_for_play

@@ -2,4 +2,5 @@
 
 from __future__ import annotations
 
+import tests.bots.nim_plugin  # (registers the test game's bot plug-in)
 import tests.pipeline.nim  # noqa: F401  (registers the test game)

@@ -14,7 +14,9 @@ rejection starts a new attempt.
         def choose(self, view, legal):
             return max(legal, key=lambda c: c["body"].get("amount", 0))
 
-    SeatRunner(client, match_id, seat, credential, Greedy()).run()
+    play_seat(client, match_id, Greedy())  # joins a free seat, plays to the end
+
+A complete runnable example is ``services/bots/examples/greedy.py``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from schemas.envelopes import CommandResult, ViewRecord
 from services.bots.base import Bot
@@ -105,3 +108,26 @@ class SeatRunner:
                     error=repr(error))
         time.sleep(min(0.05 * self.stats.reconnects, 1.0))
         self.client = self._reconnect()
+
+
+def play_seat(client: Client, match_id: str, bot: Bot, seat: int | None = None, **options: Any) -> ViewRecord:
+    """Join ``match_id`` (the given seat, or the first free one) and play it with ``bot`` to the end.
+
+    ``options`` go to :class:`SeatRunner` (``timeout_s``, ``reconnect``, ``max_reconnects``). Returns the
+    seat's final view record.
+    """
+    joined, credential = client.join(match_id, seat)
+    wait_for_players(client, match_id, float(options.get("timeout_s", 60.0)))
+    return SeatRunner(client, match_id, joined, credential, bot, **options).run()
+
+
+def wait_for_players(client: Client, match_id: str, timeout_s: float = 60.0, poll_s: float = 0.05) -> None:
+    """Return once every seat is taken (the service rejects commands of a match still open for joining)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        meta = client.backend.store.meta(match_id)
+        if meta is not None and meta.status != "open":
+            return
+        if time.monotonic() > deadline:
+            raise Timeout(f"match {match_id} still waits for players after {timeout_s}s")
+        time.sleep(poll_s)

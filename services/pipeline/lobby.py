@@ -44,7 +44,7 @@ def join(store: EventStore, match_id: str, seat: int | None = None) -> tuple[int
         raise BadOptions(f"no match '{match_id}'")
     candidates = [seat] if seat is not None else [s for s in range(meta.seats) if s not in meta.credential_hashes]
     for candidate in candidates:
-        credential = secrets.token_urlsafe(24)
+        credential = secrets.token_hex(24)
         if store.claim_seat(match_id, candidate, hash_credential(credential)) is not None:
             return candidate, credential
     raise BadOptions(f"seat {seat} of match '{match_id}' is taken" if seat is not None else "the match is full")

@@ -84,3 +84,37 @@ def test_reconnecting_bots_neither_lose_nor_repeat_a_decision(service: MemoryBac
     assert len(ids) == len(set(ids)), "a decision was applied twice"
     rejected = [res for r in runners for res in r.stats.results if res.status != "accepted"]
     assert not rejected, rejected
+
+
+def test_play_seat_joins_a_free_seat_and_plays_it_to_the_end(service: MemoryBackend) -> None:
+    from services.bots.examples.greedy import Greedy
+    from services.bots.sdk import play_seat
+
+    client = Client(service, poll_ms=20)
+    meta = client.create_match("nim", 2, seed=4)
+    threads = [threading.Thread(target=play_seat, args=(client, meta.match_id, bot), kwargs={"timeout_s": 10},
+                                daemon=True) for bot in (Greedy(), RandomBot(1))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not any(t.is_alive() for t in threads)
+    final = client.view(meta.match_id, "public")
+    assert final is not None and final.view["finished"]
+
+
+def test_play_seat_waits_until_every_seat_is_taken(service: MemoryBackend) -> None:
+    from services.bots.sdk import play_seat
+
+    client = Client(service, poll_ms=20)
+    meta = client.create_match("nim", 2, seed=5)
+    first = threading.Thread(target=play_seat, args=(client, meta.match_id, RandomBot(0)), kwargs={"timeout_s": 10},
+                             daemon=True)
+    first.start()
+    first.join(0.3)
+    assert first.is_alive()  # waiting for the second player, not burning its attempts on rejections
+    play_seat(client, meta.match_id, RandomBot(1), timeout_s=10)
+    first.join(10)
+    assert not first.is_alive()
+    final = client.view(meta.match_id, "public")
+    assert final is not None and final.view["finished"]

@@ -85,7 +85,7 @@ class Nim:
 
     def view(self, state: NimState, seat: Seat | None) -> dict[str, Any]:
         outcome = self.outcome(state)
-        return {"seat": seat, "pile": state.pile, "to_act": sorted(self.to_act(state)),
+        return {"seat": seat, "seats": state.seats, "pile": state.pile, "to_act": sorted(self.to_act(state)),
                 "finished": outcome is not None, "outcome": outcome.as_dict() if outcome else None,
                 "secret": state.secrets[seat] if seat is not None and state.secrets else None}
 

@@ -1,0 +1,135 @@
+"""Per-game plug-ins for the bots, and the bot factory.
+
+Everything in ``services/bots`` is generic over the game contract; what only a game can know lives in
+its :class:`GamePlugin`, registered in :data:`PLUGINS` (one module per game, e.g.
+``services/bots/moderne_zeiten.py``):
+
+- ``resample(view, seat, rng) -> state``: a full state consistent with that seat's view, the hidden parts
+  drawn at random (a pure function in the game's package). Information-set MCTS needs it.
+- ``heuristic(seed) -> Bot``: the game's hand-written bot.
+- ``encode(view) -> list[float]`` of length ``obs_size``: the observation vector for learning agents
+  (without it, :func:`flatten_numbers` is used), and ``max_actions``: the bound on the legal command
+  list that the PettingZoo action space offers.
+- ``rollout(state, seat, rng) -> Command | None``: an optional cheap playout policy for ISMCTS that
+  builds a legal command without enumerating them all (None: pick uniformly among the legal commands);
+  ``evaluate(state) -> Outcome``: the standing of an unfinished match, so playouts may stop after
+  ``rollout_steps`` commands (0: play to the end); ``rank(view, legal) -> values``: how promising
+  each legal command looks to the heuristic, so ISMCTS searches only the best few at its root.
+
+Adding a game: write ``resample`` in the game's package (tested by ``tests/bots/test_plugins.py``, which
+loops over every registered plug-in), a heuristic bot and optionally an encoder in
+``services/bots/<game>.py`` ending in ``register_plugin(GamePlugin(...))``, and import that module in
+:func:`_load_builtin`. The tournament, ISMCTS and PettingZoo code need nothing more.
+
+A bot kind is named ``kind`` or ``kind:parameter`` (``ismcts:400`` is ISMCTS with 400 iterations).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from services.bots.base import Bot, CommandDict, RandomBot
+from services.games import get_game
+from services.games.base import Command, Outcome
+from services.games.errors import BadOptions
+
+Resample = Callable[[Mapping[str, Any], int, random.Random], Any]
+Encode = Callable[[Mapping[str, Any]], list[float]]
+Rollout = Callable[[Any, int, random.Random], Command | None]
+Evaluate = Callable[[Any], Outcome]
+Rank = Callable[[Mapping[str, Any], Sequence[CommandDict]], list[float]]
+
+DEFAULT_OBS_SIZE = 64
+DEFAULT_MAX_ACTIONS = 64
+
+
+@dataclass(frozen=True)
+class GamePlugin:
+    game: str
+    resample: Resample | None = None
+    heuristic: Callable[[int], Bot] | None = None
+    encode: Encode | None = None
+    obs_size: int = DEFAULT_OBS_SIZE
+    max_actions: int = DEFAULT_MAX_ACTIONS
+    rollout: Rollout | None = None
+    evaluate: Evaluate | None = None
+    rollout_steps: int = 0
+    rank: Rank | None = None
+
+
+PLUGINS: dict[str, GamePlugin] = {}
+
+
+def register_plugin(plugin: GamePlugin) -> GamePlugin:
+    PLUGINS[plugin.game] = plugin
+    return plugin
+
+
+def plugin_for(game: str) -> GamePlugin:
+    """The game's plug-in; a bare one (random bots, generic encoder) for a game without its own."""
+    get_game(game)  # an unknown game is a clear error
+    return PLUGINS.get(game) or GamePlugin(game)
+
+
+def flatten_numbers(view: Mapping[str, Any], size: int) -> list[float]:
+    """Every number and boolean in the view, depth first in key order, cut or zero-padded to ``size``."""
+    out: list[float] = []
+
+    def walk(value: Any) -> None:
+        if len(out) >= size:
+            return
+        if isinstance(value, bool | int | float):
+            out.append(float(value))
+        elif isinstance(value, Mapping):
+            for key in sorted(value, key=str):
+                walk(value[key])
+        elif isinstance(value, list | tuple):
+            for item in value:
+                walk(item)
+
+    walk(view)
+    return (out + [0.0] * size)[:size]
+
+
+def encoder_for(game: str) -> tuple[Encode, int]:
+    plugin = plugin_for(game)
+    if plugin.encode is not None:
+        return plugin.encode, plugin.obs_size
+    size = plugin.obs_size
+    return (lambda view: flatten_numbers(view, size)), size
+
+
+BOT_KINDS = ("random", "heuristic", "ismcts")
+
+
+def make_bot(spec: str, game: str, seed: int) -> Bot:
+    """A bot from its name: ``random``, ``heuristic``, ``ismcts`` or ``ismcts:<iterations>``."""
+    kind, _, param = spec.strip().partition(":")
+    plugin = plugin_for(game)
+    if kind == "random":
+        return RandomBot(seed)
+    if kind == "heuristic":
+        if plugin.heuristic is None:
+            raise BadOptions(f"no heuristic bot for {game} yet")
+        return plugin.heuristic(seed)
+    if kind == "ismcts":
+        from services.bots.ismcts import ISMCTSBot
+
+        if plugin.resample is None:
+            raise BadOptions(f"ISMCTS needs {game} to resample hidden state; it does not yet")
+        try:
+            iterations = int(param) if param else ISMCTSBot.default_iterations
+        except ValueError:
+            raise BadOptions(f"'{spec}': the ISMCTS parameter is a number of iterations") from None
+        return ISMCTSBot(game, seed, iterations=iterations)
+    raise BadOptions(f"unknown bot '{spec}'; known: {', '.join(BOT_KINDS)} (ismcts:<iterations>)")
+
+
+def _load_builtin() -> None:
+    from services.bots import moderne_zeiten  # noqa: F401  (registers its plug-in)
+
+
+_load_builtin()

@@ -1,0 +1,66 @@
+"""CLI commands of the bots: ``airship tournament``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+
+from services.games import GAMES, get_game
+from services.games.errors import BadOptions
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _option(text: str) -> tuple[str, object]:
+    from services.cli import _parse_option
+
+    return _parse_option(text)
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("tournament", help="many matches among bots, seats rotated; a results table")
+    p.add_argument("--game", default="moderne-zeiten", choices=sorted(GAMES))
+    p.add_argument("--matches", type=int, default=100)
+    p.add_argument("--bots", default="heuristic,random,random,random",
+                   help="one bot per seat: random, heuristic, ismcts or ismcts:<iterations>; "
+                        "a single name with --players fills every seat")
+    p.add_argument("--players", type=int, default=None, help="seats, when --bots names one kind")
+    p.add_argument("--seed", type=int, default=0, help="tournament seed (match and bot seeds derive from it)")
+    p.add_argument("--option", "-o", action="append", type=_option, default=[],
+                   help="match option name=value (JSON value), repeatable")
+    p.add_argument("--redis", default=None, help="Redis URL (workers and projectors must run); in-process if absent")
+    p.add_argument("--json", action="store_true", help="print the results as JSON instead of tables")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from services.bots.tournament import ProgressBar, run_tournament
+    from services.pipeline.client import Client
+
+    game = get_game(args.game)
+    lineup = [k.strip() for k in args.bots.split(",") if k.strip()]
+    if len(lineup) == 1:
+        lineup *= args.players or min(max(4, game.min_seats), game.max_seats)
+    if not game.min_seats <= len(lineup) <= game.max_seats:
+        raise BadOptions(f"{game.title} is for {game.min_seats} to {game.max_seats} players; "
+                         f"--bots names {len(lineup)}")
+    if args.matches < 1:
+        raise BadOptions("--matches must be at least 1")
+    factory = None
+    if args.redis:
+        from services.pipeline.backends import open_backend
+
+        client = Client(open_backend(args.redis))
+        factory = lambda: client  # noqa: E731
+    progress = None if args.quiet else ProgressBar(args.game)
+    try:
+        result = run_tournament(args.game, lineup, args.matches, args.seed, dict(args.option), factory, progress)
+    finally:
+        if progress:
+            progress.done()
+    print(json.dumps(result.as_dict()) if args.json else result.table())
+    return 0
+
+
+COMMANDS: dict[str, Handler] = {"tournament": cmd_tournament}
