@@ -12,8 +12,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from schemas.codec import DecodeError, unpack
 from schemas.envelopes import EventEnvelope, ViewRecord
+from schemas.upcast import UpcastError, decode_event
 from services import metrics
 from services.logs import get_logger
 from services.pipeline.ports import Delivery, EventStore, ViewStore
@@ -83,8 +83,8 @@ class Projector:
         touched: dict[str, Loaded] = {}
         for delivery in deliveries:
             try:
-                envelope = unpack(EventEnvelope, delivery.data)
-            except DecodeError as e:
+                envelope = decode_event(delivery.data)
+            except UpcastError as e:
                 log.error("unreadable feed entry", entry=delivery.entry_id, error=str(e))
                 continue
             loaded = self._apply(envelope)

@@ -34,7 +34,8 @@ from typing import Any, cast
 import redis
 
 from schemas.codec import pack, pack_obj, unpack, unpack_obj
-from schemas.envelopes import CommandResult, EventEnvelope, MatchMeta, ViewRecord
+from schemas.envelopes import EVENT_SCHEMA_VERSION, CommandResult, EventEnvelope, MatchMeta, ViewRecord
+from schemas.upcast import load_event
 from services.pipeline.client import Client
 from services.pipeline.keys import PROJECTORS_GROUP, Keys
 from services.pipeline.ports import AppendOutcome, AppendStatus, Delivery
@@ -148,8 +149,14 @@ class RedisStore:
         return int(self._r.hget(self._keys.meta(match_id), "version") or 0)
 
     def read_log(self, match_id: str, after: int = 0, limit: int | None = None) -> list[EventEnvelope]:
+        """Events as the current schema: entries written in an older shape are upcast on read."""
         entries = entries_of(self._r.xrange(self._keys.log(match_id), min=f"{after + 1}-0", count=limit))
-        return [unpack(EventEnvelope, fields[FIELD]) for _, fields in entries]
+        raws = [unpack_obj(fields[FIELD]) for _, fields in entries]
+        game = None
+        if any(not isinstance(r, dict) or r.get("schema_version", 0) < EVENT_SCHEMA_VERSION for r in raws):
+            meta = self.meta(match_id)
+            game = meta.game if meta else None
+        return [load_event(raw, game) for raw in raws]
 
     def append(self, match_id: str, expected_version: int, events: Sequence[EventEnvelope], result: CommandResult,
                finished: bool = False) -> AppendOutcome:

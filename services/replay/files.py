@@ -5,7 +5,7 @@ The header is the match's metadata without the seat credential hashes: ``{"kind"
 handled like the match's secrets (the seed predicts every shuffle); the public event feed never holds it.
 After the header comes one :class:`~schemas.envelopes.EventEnvelope` per line (or per msgpack object),
 in version order. Files without the header (older ``airship play --save-log`` output) are read too.
-Events are upcast to the current schema version on read (:mod:`services.replay.upcast`).
+Events are upcast to the current schema version on read (:mod:`schemas.upcast`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import msgpack
 from pydantic import ValidationError
 
 from schemas.envelopes import EventEnvelope, MatchMeta
-from services.replay.upcast import UpcastError, game_of, load_event
+from schemas.upcast import UpcastError, game_of, load_event
 
 Format = Literal["jsonl", "msgpack"]
 FORMATS: tuple[Format, ...] = ("jsonl", "msgpack")

@@ -7,7 +7,7 @@ by the game's own upcaster below, the way a real game registers one).
 
 from __future__ import annotations
 
-from services.replay.upcast import UPCASTERS, RawEvent
+from schemas.upcast import UPCASTERS, RawEvent
 
 
 @UPCASTERS.register(0, game="nim", event_type="Taken")

@@ -8,9 +8,7 @@ import pytest
 
 from schemas.codec import pack_obj
 from schemas.envelopes import EVENT_SCHEMA_VERSION
-from services.replay.files import read_match
-from services.replay.stepper import Replay
-from services.replay.upcast import (
+from schemas.upcast import (
     UPCASTERS,
     RawEvent,
     Upcaster,
@@ -20,6 +18,8 @@ from services.replay.upcast import (
     load_event,
     upcast_event,
 )
+from services.replay.files import read_match
+from services.replay.stepper import Replay
 from services.replay.verify import verify
 from tests.replay import old_nim  # noqa: F401  (registers nim's version 0 upcaster)
 
