@@ -413,7 +413,7 @@ class ModernWorldAdapter(DefaultAdapter):
         rest = [t for t in rest if t not in (":", "#")]
         if rest[:1] == ["to"]:
             rest = rest[1:]
-        if rest[:1] in (["seat"], ["s"]):
+        while rest[:1] in (["seat"], ["s"]):
             rest = rest[1:]
         if not rest or not rest[0].isdigit():
             return f"Say who to offer to, {example}"
