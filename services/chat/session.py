@@ -111,9 +111,11 @@ class ChatSession:
                 self.updates()
             word = text.split()[0].lower()
             types = {c["type"].lower() for c in self.legal}
-            if word not in types:
+            game_words: frozenset[str] = getattr(self.adapter, "command_words", frozenset())
+            if word not in types and not (word in game_words and len(text.split()) > 1):  # "look seat 1" is a move
                 if word in HELP_WORDS:
-                    return [_help(self.adapter.describe_legal(self.legal) if self.legal else "")]
+                    legal = self.adapter.describe_legal(self.legal) if self.legal else ""
+                    return [_help(legal, getattr(self.adapter, "help_text", None))]
                 if word in BOARD_WORDS and self.record is not None:
                     return self.adapter.render_view(self.record.view) + self._prompt()
                 if word in MOVES_WORDS:
@@ -152,7 +154,9 @@ class ChatSession:
         return "It is not your turn."
 
 
-def _help(legal: str) -> str:
+def _help(legal: str, game_help: str | None = None) -> str:
+    if game_help:
+        return f"{game_help} 'board' shows the board, 'moves' what you may do. {legal}".strip()
     return ("Write a command as 'type name=value ...' (lists as a,b,c; maps as a:1,b:2); a command with one "
             "value takes it alone (e.g. 'take 2'); a number picks from the numbered list. 'board' shows the board, "
             f"'moves' what you may do. {legal}").strip()

@@ -155,3 +155,12 @@ def test_a_wrong_move_in_the_channel_is_answered_privately_with_what_is_legal() 
     replies = t.on_channel("#mz", nick, "play 2 zeppelins")
     assert replies and all(to == nick for to, _ in replies)
     assert "Legal now: " in replies[0][1]
+
+
+def test_seated_players_may_be_named_by_nick_in_commands() -> None:
+    t, _ = seated_nim()
+    table = next(iter(t.tables.values()))
+    nicks = {p.seat: p.nick for p in table.players.values()}
+    text = f"offer {nicks[1]}: mining for 2 labor, {nicks[0].upper()}x {nicks[0]}"
+    assert table.seats_for_nicks(text) == f"offer seat 1: mining for 2 labor, {nicks[0].upper()}x seat 0"
+    assert table.seats_for_nicks(f"{nicks[0]} says hi") == f"{nicks[0]} says hi"

@@ -150,3 +150,16 @@ def test_the_terminal_client_follows_other_players_live() -> None:
         embedded.projector.stop()
         for thread in threads:
             thread.join(timeout=5)
+
+
+def test_a_game_s_own_help_and_its_command_words_win_over_the_session_words() -> None:
+    client = InProcess(partitions=2).client()
+    client.create_match("mad-zeppelin", 2, seed=3, match_id="mad")
+    credentials = dict(client.join("mad", s) for s in range(2))
+    client.wait_view("mad", "public", 1)
+    session = ChatSession(client, "mad", 0, credentials[0])
+    session.updates()
+    assert session.handle("help")[0].startswith("Commands: draft igor | colour 2 red | play captain")
+    assert session.handle("look")[0].startswith("Turn 1, round 0: seat ")  # 'look' alone shows the board
+    answer = session.handle("look seat 1")[0]  # with more words it is the Clairvoyant's move, for the adapter
+    assert answer.startswith(("You cannot look now.", "It is not your turn")), answer

@@ -6,4 +6,4 @@ Adding a game: a module here with a :class:`~services.chat.generic.DefaultAdapte
 
 from __future__ import annotations
 
-from services.chat.games import moderne_zeiten  # noqa: F401  (registers its adapter)
+from services.chat.games import mad_zeppelin, modern_world, moderne_zeiten  # noqa: F401  (register their adapters)

@@ -64,6 +64,14 @@ class Table:
         player = self.players.get(seat)
         return f"{player.nick} (seat {seat})" if player else f"seat {seat}"
 
+    def seats_for_nicks(self, text: str) -> str:
+        """A player's line with the seated players' nicks after its first word as seats (``offer bob: ...`` reads
+        ``offer seat 1: ...``), so commands may name players by nick."""
+        first, sep, rest = text.partition(" ")
+        for player in self.players.values():
+            rest = re.sub(rf"(?<![\w#]){re.escape(player.nick)}(?![\w])", f"seat {player.seat}", rest, flags=re.I)
+        return first + sep + rest
+
     def named(self, line: str) -> str:
         """A line for the channel, with each seated player's nick beside the seat."""
         return SEAT_RE.sub(lambda m: self.who(int(m[1])) if int(m[1]) in self.players else m[0], line)
@@ -134,7 +142,7 @@ class Tables:
         if not table.full:
             return [(player.nick, f"The match has not begun: waiting for {table.seats - len(table.players)} more "
                                   f"player(s) to '!join' in {table.channel}.")]
-        return [(player.nick, line) for line in player.session.handle(text)]
+        return [(player.nick, line) for line in player.session.handle(table.seats_for_nicks(text))]
 
     # -- table commands --------------------------------------------------------------------------
     def _table_command(self, channel: str, nick: str, text: str) -> list[Reply]:

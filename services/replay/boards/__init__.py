@@ -5,4 +5,4 @@ One module per game; importing this package registers them all (``render_board``
 
 from __future__ import annotations
 
-from services.replay.boards import moderne_zeiten  # noqa: F401  (registers its renderer)
+from services.replay.boards import mad_zeppelin, modern_world, moderne_zeiten  # noqa: F401  (register their renderers)
