@@ -48,7 +48,8 @@ def test_airship_irc_serves_a_channel_until_stopped(irc_port: int) -> None:
                 continue
         players[0].say("#cli", "!new nim 2 max_take=2")
         players[0].wait_for("New match", sender="airship")
-        players[0].say("#cli", "!join")
+        players[0].say("#cli", "!join")  # the first free seat: 0
+        players[0].wait_for("dora takes seat 0", sender="airship")
         players[1].say("#cli", "!join")
         players[0].wait_for("All seats taken", sender="airship")
         players[1].say("airship", "hello")  # not a seat's command: helpful, private

@@ -75,7 +75,11 @@ def play(player: IrcPlayer, channel: str, seed: int, via_private: bool, moves: l
     """Answer every 'Legal now' the bridge sends privately with a pick from it, until the match is over."""
     rng = random.Random(seed)
     while True:
-        found = player.wait_for(r"^(The match is over|.*Legal now: .*)", timeout_s=20, sender=BRIDGE)
+        try:
+            found = player.wait_for(r"^(The match is over|.*Legal now: .*)", timeout_s=20, sender=BRIDGE)
+        except AssertionError as e:
+            heard = [(s.sender, s.target, s.text[:60]) for s in player.received]
+            raise AssertionError(f"{e}; heard: {heard}") from None
         if found[0].startswith("The match is over"):
             return
         move = choose(found[0], rng)
