@@ -13,7 +13,8 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from services.games import GAMES, get_game
+from services.builtin_games import builtin_games, default_seats
+from services.games import get_game
 from services.games.base import Game
 from services.games.rng import derive_rng
 
@@ -67,9 +68,9 @@ def bench_game(name: str, seats: int, matches: int, seed: int = 1) -> ReducerBen
 
 
 def run(games: list[str] | None, matches: int, as_json: bool) -> int:
-    for name in games or sorted(n for n in GAMES if n != "nim"):
+    for name in games or builtin_games():
         game = get_game(name)
-        seats = min(max(4, game.min_seats), game.max_seats)
+        seats = default_seats(game)
         result = bench_game(name, seats, matches)
         if as_json:
             print(json.dumps({"bench": "reducers", **asdict(result), "steps_per_s": round(result.steps_per_s)}))

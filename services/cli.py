@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from services import cli_redis, cli_tools
+from services import cli_ops, cli_redis, cli_tools
 from services.games import GAMES
 from services.games.errors import Rejected
 
@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("games", help="list the games and their options")
     cli_redis.add_parsers(sub)
     cli_tools.add_parsers(sub)
+    cli_ops.add_parsers(sub)
     return parser
 
 
@@ -84,7 +85,7 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"play": cmd_play, "schemas": cmd_schemas, "games": cmd_games, **cli_redis.COMMANDS,
-            **cli_tools.COMMANDS}
+            **cli_tools.COMMANDS, **cli_ops.COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

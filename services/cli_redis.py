@@ -15,6 +15,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
@@ -121,28 +122,53 @@ def _report_lag(stream: str, lag: Callable[[], dict[int, int]], every_s: float, 
     threading.Thread(target=loop, name="lag", daemon=True).start()
 
 
-def cmd_worker(args: argparse.Namespace) -> int:
+def _backend_when_ready(settings: Any, wait_s: float = 60.0) -> Any:
+    """The Redis backend once Redis answers: a service started before Redis (or while it restarts and
+    loads its data) waits for it instead of exiting."""
+    import redis
+
     from services.pipeline.redis_backend import RedisBackend
+    from services.pipeline.worker import Backoff
+
+    deadline = time.monotonic() + wait_s
+    backoff = Backoff(0.1, 2.0)
+    while True:
+        try:
+            return RedisBackend(settings)
+        except redis.ConnectionError as e:
+            if time.monotonic() > deadline:
+                raise
+            log.warning("Redis is not reachable yet; waiting", error=repr(e))
+            time.sleep(backoff.next_s())
+
+
+def _leave(forget: Callable[[str], None], consumer: str) -> None:
+    try:
+        forget(consumer)
+    except Exception as e:  # Redis gone at exit: the consumer stays listed, holding nothing
+        log.warning("could not leave the consumer group", consumer=consumer, error=repr(e))
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
     from services.pipeline.worker import Worker
 
     settings = settings_from(args)
     metrics.serve(settings.metrics_port)
-    backend = RedisBackend(settings)
+    backend = _backend_when_ready(settings)
     consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
     worker = Worker(backend.bus, backend.store, consumer, settings.worker())
     _serve(worker.run, worker.stop)
-    backend.bus.forget(consumer)
+    _leave(backend.bus.forget, consumer)
     backend.close()
     return 0
 
 
 def cmd_projector(args: argparse.Namespace) -> int:
     from services.pipeline.projector import Projector
-    from services.pipeline.redis_backend import RedisBackend
 
     settings = settings_from(args)
     metrics.serve(settings.metrics_port)
-    backend = RedisBackend(settings)
+    backend = _backend_when_ready(settings)
     consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
     projector = Projector(backend.store, backend.views, consumer, settings.projector_batch_size,
                           settings.block_ms, settings.claim_idle_ms, settings.claim_every_s)
@@ -150,7 +176,7 @@ def cmd_projector(args: argparse.Namespace) -> int:
     _report_lag("feed", backend.store.feed_lag, settings.claim_every_s, stop_lag)
     _serve(projector.run, projector.stop)
     stop_lag.set()
-    backend.store.forget_feed_consumer(consumer)
+    _leave(backend.store.forget_feed_consumer, consumer)
     backend.close()
     return 0
 
