@@ -1,5 +1,5 @@
 """CLI commands of the Redis service: ``worker``, ``projector``, ``lobby create|join|list``, ``send``,
-``watch`` (spectator) and ``bench pipeline``.
+``watch`` (spectator) and ``bench pipeline|reducers|replay|memory``.
 
 Every command takes ``--redis URL`` (default ``AIRSHIP_REDIS_URL``); the other settings come from the
 environment (:mod:`services.settings`), a few also from flags. ``worker`` and ``projector`` finish the
@@ -84,10 +84,20 @@ def add_parsers(sub: SubParsers) -> None:
     pipeline.add_argument("--matches", type=int, default=16, help="matches played concurrently")
     pipeline.add_argument("--commands", type=int, default=2000, help="commands per worker count")
     pipeline.add_argument("--xadd-requests", type=int, default=100_000, help="redis-benchmark XADD requests")
+    pipeline.add_argument("--json", action="store_true", help="one JSON object")
     reducers = bench.add_parser("reducers", help="decide+evolve steps per second of each game (no Redis)")
     reducers.add_argument("--game", action="append", default=None, help="a game (repeatable); all if absent")
     reducers.add_argument("--matches", type=int, default=200)
     reducers.add_argument("--json", action="store_true", help="one JSON object per game")
+    replay = bench.add_parser("replay", help="events per second rebuilding states from exported logs (no Redis)")
+    replay.add_argument("--game", action="append", default=None, help="a game (repeatable); all if absent")
+    replay.add_argument("--matches", type=int, default=200)
+    replay.add_argument("--json", action="store_true", help="one JSON object per game")
+    memory = bench.add_parser("memory", help="Redis bytes per event and per finished match")
+    _common(memory)
+    memory.add_argument("--game", action="append", default=None, help="a game (repeatable); all if absent")
+    memory.add_argument("--matches", type=int, default=10, help="matches per game")
+    memory.add_argument("--json", action="store_true", help="one JSON object")
 
 
 def settings_from(args: argparse.Namespace) -> Any:
@@ -229,10 +239,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from services import bench_reducers
 
         return bench_reducers.run(args.game, args.matches, args.json)
+    if args.target == "replay":
+        from services import bench_replay
+
+        return bench_replay.run(args.game, args.matches, args.json)
+    if args.target == "memory":
+        from services import bench_memory
+
+        return bench_memory.run(settings_from(args), args.game, args.matches, args.json)
     from services.bench import run_pipeline_bench
 
     return run_pipeline_bench(settings_from(args), [int(w) for w in args.workers.split(",") if w.strip()],
-                              args.matches, args.commands, args.xadd_requests)
+                              args.matches, args.commands, args.xadd_requests, args.json)
 
 
 COMMANDS: dict[str, Handler] = {"worker": cmd_worker, "projector": cmd_projector, "lobby": cmd_lobby,
