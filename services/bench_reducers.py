@@ -1,7 +1,8 @@
 """``airship bench reducers``: decide+evolve steps per second of each game in random playouts.
 
 Only ``decide`` and ``evolve`` are timed; choosing the command (``legal_commands`` and the random
-pick) is not. One JSON object per game is printed with ``--json``.
+pick) is not. Times are CPU seconds of this thread (per core; other load on the machine does not skew
+them). One JSON object per game is printed with ``--json``.
 """
 
 from __future__ import annotations
