@@ -64,6 +64,10 @@ class MemoryBus(_Blocking):
     def ack(self, delivery: Delivery) -> None:
         self._by_name[delivery.stream].ack(WORKERS_GROUP, delivery.entry_id)
 
+    def ack_many(self, deliveries: Sequence[Delivery]) -> None:
+        for delivery in deliveries:
+            self.ack(delivery)
+
     def claim_stale(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
         out: list[Delivery] = []
         for stream in self._streams:

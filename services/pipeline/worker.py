@@ -152,8 +152,12 @@ class Worker:
                 return claimed
         block = self.settings.block_ms if block_ms is None else block_ms
         deliveries = self.bus.read(self.consumer, self.settings.batch_size, block)
-        for delivery in deliveries:
-            self.process(delivery)
+        handled: list[Delivery] = []
+        try:
+            for delivery in deliveries:
+                self.process(delivery, handled)
+        finally:
+            self.bus.ack_many(handled)
         return len(deliveries)
 
     def _claim_one_by_one(self) -> int:
@@ -178,8 +182,12 @@ class Worker:
         except Exception as e:  # chores never stop the worker
             log.warning("maintenance failed", error=repr(e))
 
-    def process(self, delivery: Delivery) -> CommandResult | None:
-        """Handle one delivery; every failure is sorted here: result, retry later, or dead letter."""
+    def process(self, delivery: Delivery, handled: list[Delivery] | None = None) -> CommandResult | None:
+        """Handle one delivery; every failure is sorted here: result, retry later, or dead letter.
+
+        A handled delivery is acknowledged at once, or added to ``handled`` for the caller to acknowledge
+        with the rest of its batch in one round trip. Acknowledging late is safe: a worker that dies
+        before it leaves the commands pending, and their second delivery returns the recorded results."""
         fault_point("after_read")
         if delivery.deliveries > 1:
             metrics.REDELIVERIES.inc()
@@ -201,7 +209,10 @@ class Worker:
             log.exception("command failed", entry=delivery.entry_id, error=repr(e))
             return None
         fault_point("after_append")
-        self.bus.ack(delivery)
+        if handled is None:
+            self.bus.ack(delivery)
+        else:
+            handled.append(delivery)
         return result
 
     def _give_up(self, delivery: Delivery, reason: str) -> CommandResult | None:
