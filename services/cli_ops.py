@@ -27,6 +27,7 @@ def add_parsers(sub: SubParsers) -> None:
     p.add_argument("--game", action="append", default=None, help="a game (repeatable); all built-in if absent")
     p.add_argument("--timeout-s", type=float, default=60.0, help="longest wait for a result or view")
     p.add_argument("--keep-keys", action="store_true", help="leave the run's keys in Redis")
+    p.add_argument("--deadline-s", type=float, default=3600.0, help="give up matches still running after this")
     p.add_argument("--json", action="store_true", help="one JSON object instead of the table")
 
 
@@ -37,7 +38,7 @@ def cmd_chaos(args: argparse.Namespace) -> int:
                         concurrency=args.concurrency, kill_every_s=args.kill_every_s,
                         restart_redis=args.restart_redis, restart_every_s=args.restart_every_s,
                         partitions=args.partitions, seed=args.seed, timeout_s=args.timeout_s, games=args.game,
-                        keep_keys=args.keep_keys)
+                        keep_keys=args.keep_keys, deadline_s=args.deadline_s)
 
     def progress(done: int, total: int, elapsed_s: float) -> None:
         print(f"chaos: {done}/{total} matches, {elapsed_s:.0f}s", file=sys.stderr, flush=True)

@@ -116,8 +116,10 @@ class MatchRun:
     reconnects: int = 0
 
 
-def play(client: RecordingClient, game: str, seats: int, seed: int, match_id: str, timeout_s: float) -> MatchRun:
-    """One match, a random bot in every seat, each seat in its own thread."""
+def play(client: RecordingClient, game: str, seats: int, seed: int, match_id: str, timeout_s: float,
+         deadline: float = float("inf")) -> MatchRun:
+    """One match, a random bot in every seat, each seat in its own thread. A seat that loses its connection
+    reconnects (the client's pool does), until ``deadline`` (``time.monotonic()``) has passed."""
     run = MatchRun(match_id, game, seats)
     try:
         create(client, game, seats, seed, match_id)
@@ -127,8 +129,13 @@ def play(client: RecordingClient, game: str, seats: int, seed: int, match_id: st
         return run
     with client.ledger.lock:
         client.ledger.credentials.extend(credentials)
+    def reconnect() -> Client:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the chaos run's deadline has passed")
+        return client
+
     runners = [SeatRunner(client, match_id, seat, credentials[seat], RandomBot(seed * 16 + seat), timeout_s,
-                          reconnect=lambda: client, max_reconnects=10_000) for seat in range(seats)]
+                          reconnect=reconnect, max_reconnects=10_000) for seat in range(seats)]
     errors: list[str] = []
 
     def seat_loop(runner: SeatRunner) -> None:

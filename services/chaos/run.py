@@ -46,6 +46,7 @@ class ChaosOptions:
     timeout_s: float = 60.0
     games: list[str] | None = None
     keep_keys: bool = False
+    deadline_s: float = 3600.0  # matches still running then are given up (and reported unfinished)
 
 
 @dataclass
@@ -141,7 +142,8 @@ def _run(opts: ChaosOptions, base: Settings, tmp: Path, server: OwnRedis | None,
             plan.append((game.name, pick.randint(game.min_seats, game.max_seats), opts.seed * 100_000 + i,
                          f"chaos-{i}-{game.name}"))
         with ThreadPoolExecutor(max_workers=opts.concurrency, thread_name_prefix="chaos-match") as pool:
-            futures = [pool.submit(play, client, *p, opts.timeout_s) for p in plan]
+            deadline = started + opts.deadline_s
+            futures = [pool.submit(play, client, *p, opts.timeout_s, deadline) for p in plan]
             for future in futures:
                 runs.append(future.result())
                 if progress is not None:
