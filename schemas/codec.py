@@ -37,7 +37,8 @@ def unpack(model: type[M], data: bytes) -> M:
     try:
         return model.model_validate(obj)
     except ValidationError as e:
-        raise DecodeError(f"invalid {model.__name__}: {e.errors(include_url=False)[:3]}") from e
+        # never the input: it may hold a seat credential, and the message reaches results and logs
+        raise DecodeError(f"invalid {model.__name__}: {e.errors(include_url=False, include_input=False)[:3]}") from e
 
 
 def to_json_line(model: BaseModel) -> str:

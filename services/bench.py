@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import shutil
 import signal
@@ -142,12 +143,33 @@ def redis_benchmark_xadd(settings: Settings, requests: int, clients: int) -> Row
 
 
 def run_pipeline_bench(settings: Settings, worker_counts: list[int], matches: int, commands: int,
-                       xadd_requests: int) -> int:
+                       xadd_requests: int, as_json: bool = False) -> int:
     rows = []
     for workers in worker_counts:
         run = settings.with_(key_prefix=f"{settings.key_prefix}-bench-{uuid.uuid4().hex[:6]}")
         rows.append(measure(run, workers, matches, commands))
         print(f"measured {rows[-1].label}", file=sys.stderr)
+    xadds = {}
+    for clients in (1, 50):
+        xadd = redis_benchmark_xadd(settings, xadd_requests, clients)
+        if xadd is None:
+            break
+        xadds[clients] = xadd
+    best = max((row.per_s for row in rows), default=0.0)
+    ratio = best / xadds[1].per_s if 1 in xadds and xadds[1].per_s else None
+    if as_json:
+        print(json.dumps({"bench": "pipeline", "matches": matches, "commands": commands,
+                          "partitions": settings.partitions,
+                          "runs": [{"workers": w, "commands_per_s": round(r.per_s, 1),
+                                    "p50_ms": round(r.pct(0.5), 2), "p90_ms": round(r.pct(0.9), 2),
+                                    "p99_ms": round(r.pct(0.99), 2),
+                                    "max_ms": round(max(r.latencies_ms, default=0), 2)}
+                                   for w, r in zip(worker_counts, rows, strict=True)],
+                          "xadd": {str(c): {"requests_per_s": round(x.per_s, 1), "p50_ms": x.latencies_ms[0],
+                                            "p99_ms": x.latencies_ms[2]} for c, x in xadds.items()},
+                          "best_commands_per_s": round(best, 1),
+                          "ratio_to_single_client_xadd": round(ratio, 4) if ratio is not None else None}))
+        return 0
     print(f"pipeline: {matches} matches driven concurrently, {commands} commands per run, "
           f"{settings.partitions} partitions, latency = publish to result")
     print(f"{'':26} {'commands/s':>11} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8}")
@@ -155,13 +177,13 @@ def run_pipeline_bench(settings: Settings, worker_counts: list[int], matches: in
         print(f"{row.label:26} {row.per_s:11,.0f} {row.pct(0.5):8.2f} {row.pct(0.9):8.2f} {row.pct(0.99):8.2f} "
               f"{max(row.latencies_ms, default=0):8.2f}")
     print(f"{'':26} {'requests/s':>11} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
-    for clients in (1, 50):
-        xadd = redis_benchmark_xadd(settings, xadd_requests, clients)
-        if xadd is None:
-            print("redis-benchmark: not installed (or no output); no XADD figure")
-            break
+    if not xadds:
+        print("redis-benchmark: not installed (or no output); no XADD figure")
+    for xadd in xadds.values():
         p50, p95, p99, top = xadd.latencies_ms
         print(f"{xadd.label:26} {xadd.per_s:11,.0f} {p50:8.2f} {p95:8.2f} {p99:8.2f} {top:8.2f}")
+    if ratio is not None:
+        print(f"best pipeline rate / single-client XADD rate: {ratio:.3f} ({ratio:.1%})")
     if rows:
         print(f"mean latency of the last run: {statistics.fmean(rows[-1].latencies_ms or [0]):.2f} ms")
     return 0

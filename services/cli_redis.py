@@ -1,5 +1,5 @@
 """CLI commands of the Redis service: ``worker``, ``projector``, ``lobby create|join|list``, ``send``,
-``watch`` (spectator) and ``bench pipeline``.
+``watch`` (spectator) and ``bench pipeline|reducers|replay|memory``.
 
 Every command takes ``--redis URL`` (default ``AIRSHIP_REDIS_URL``); the other settings come from the
 environment (:mod:`services.settings`), a few also from flags. ``worker`` and ``projector`` finish the
@@ -15,6 +15,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
@@ -84,10 +85,20 @@ def add_parsers(sub: SubParsers) -> None:
     pipeline.add_argument("--matches", type=int, default=16, help="matches played concurrently")
     pipeline.add_argument("--commands", type=int, default=2000, help="commands per worker count")
     pipeline.add_argument("--xadd-requests", type=int, default=100_000, help="redis-benchmark XADD requests")
+    pipeline.add_argument("--json", action="store_true", help="one JSON object")
     reducers = bench.add_parser("reducers", help="decide+evolve steps per second of each game (no Redis)")
     reducers.add_argument("--game", action="append", default=None, help="a game (repeatable); all if absent")
     reducers.add_argument("--matches", type=int, default=200)
     reducers.add_argument("--json", action="store_true", help="one JSON object per game")
+    replay = bench.add_parser("replay", help="events per second rebuilding states from exported logs (no Redis)")
+    replay.add_argument("--game", action="append", default=None, help="a game (repeatable); all if absent")
+    replay.add_argument("--matches", type=int, default=200)
+    replay.add_argument("--json", action="store_true", help="one JSON object per game")
+    memory = bench.add_parser("memory", help="Redis bytes per event and per finished match")
+    _common(memory)
+    memory.add_argument("--game", action="append", default=None, help="a game (repeatable); all if absent")
+    memory.add_argument("--matches", type=int, default=10, help="matches per game")
+    memory.add_argument("--json", action="store_true", help="one JSON object")
 
 
 def settings_from(args: argparse.Namespace) -> Any:
@@ -131,30 +142,55 @@ def _report_lag(stream: str, lag: Callable[[], dict[int, int]], every_s: float, 
     threading.Thread(target=loop, name="lag", daemon=True).start()
 
 
-def cmd_worker(args: argparse.Namespace) -> int:
+def _backend_when_ready(settings: Any, wait_s: float = 60.0) -> Any:
+    """The Redis backend once Redis answers: a service started before Redis (or while it restarts and
+    loads its data) waits for it instead of exiting."""
+    import redis
+
     from services.pipeline.redis_backend import RedisBackend
+    from services.pipeline.worker import Backoff
+
+    deadline = time.monotonic() + wait_s
+    backoff = Backoff(0.1, 2.0)
+    while True:
+        try:
+            return RedisBackend(settings)
+        except redis.ConnectionError as e:
+            if time.monotonic() > deadline:
+                raise
+            log.warning("Redis is not reachable yet; waiting", error=repr(e))
+            time.sleep(backoff.next_s())
+
+
+def _leave(forget: Callable[[str], None], consumer: str) -> None:
+    try:
+        forget(consumer)
+    except Exception as e:  # Redis gone at exit: the consumer stays listed, holding nothing
+        log.warning("could not leave the consumer group", consumer=consumer, error=repr(e))
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
     from services.pipeline.worker import Worker
 
     settings = settings_from(args)
     metrics.serve(settings.metrics_port)
-    backend = RedisBackend(settings)
+    backend = _backend_when_ready(settings)
     consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
     worker = Worker(backend.bus, backend.store, consumer, settings.worker())
     streams = [settings.keys.commands(p) for p in range(settings.partitions)]
     worker.heartbeat = _health(settings, backend, streams, WORKERS_GROUP)
     _serve(worker.run, worker.stop)
-    backend.bus.forget(consumer)
+    _leave(backend.bus.forget, consumer)
     backend.close()
     return 0
 
 
 def cmd_projector(args: argparse.Namespace) -> int:
     from services.pipeline.projector import Projector
-    from services.pipeline.redis_backend import RedisBackend
 
     settings = settings_from(args)
     metrics.serve(settings.metrics_port)
-    backend = RedisBackend(settings)
+    backend = _backend_when_ready(settings)
     consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
     projector = Projector(backend.store, backend.views, consumer, settings.projector_batch_size,
                           settings.block_ms, settings.claim_idle_ms, settings.claim_every_s)
@@ -164,7 +200,7 @@ def cmd_projector(args: argparse.Namespace) -> int:
     _report_lag("feed", backend.store.feed_lag, settings.claim_every_s, stop_lag)
     _serve(projector.run, projector.stop)
     stop_lag.set()
-    backend.store.forget_feed_consumer(consumer)
+    _leave(backend.store.forget_feed_consumer, consumer)
     backend.close()
     return 0
 
@@ -217,10 +253,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from services import bench_reducers
 
         return bench_reducers.run(args.game, args.matches, args.json)
+    if args.target == "replay":
+        from services import bench_replay
+
+        return bench_replay.run(args.game, args.matches, args.json)
+    if args.target == "memory":
+        from services import bench_memory
+
+        return bench_memory.run(settings_from(args), args.game, args.matches, args.json)
     from services.bench import run_pipeline_bench
 
     return run_pipeline_bench(settings_from(args), [int(w) for w in args.workers.split(",") if w.strip()],
-                              args.matches, args.commands, args.xadd_requests)
+                              args.matches, args.commands, args.xadd_requests, args.json)
 
 
 COMMANDS: dict[str, Handler] = {"worker": cmd_worker, "projector": cmd_projector, "lobby": cmd_lobby,

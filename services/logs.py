@@ -4,8 +4,20 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import TextIO, cast
 
 import structlog
+
+
+class _Stderr:
+    """Whatever ``sys.stderr`` is when a line is written, not when logging was configured: a stream that was
+    replaced and closed since (a test's captured output) would make every later log call raise."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
 
 
 def configure(level: str = "info", json: bool = True) -> None:
@@ -19,7 +31,7 @@ def configure(level: str = "info", json: bool = True) -> None:
     structlog.configure(
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.upper(), logging.INFO)),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=cast(TextIO, _Stderr())),
         cache_logger_on_first_use=True,
     )
 

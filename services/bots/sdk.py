@@ -26,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import redis
+
 from schemas.envelopes import CommandResult, ViewRecord
 from services.bots.base import Bot
 from services.logs import get_logger
@@ -33,7 +35,9 @@ from services.pipeline.client import Client, Timeout
 
 log = get_logger("bot")
 
-ConnectionErrors: tuple[type[BaseException], ...] = (ConnectionError, OSError, Timeout)
+# A lost connection to Redis (restarting, unreachable, still loading its data) is one of these too.
+ConnectionErrors: tuple[type[BaseException], ...] = (ConnectionError, OSError, Timeout,
+                                                     redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 
 
 @dataclass

@@ -94,6 +94,10 @@ class MemoryBus:
     def ack(self, delivery: Delivery) -> None:
         self._commands.ack(delivery)
 
+    def ack_many(self, deliveries: Sequence[Delivery]) -> None:
+        for delivery in deliveries:
+            self.ack(delivery)
+
     def claim_stale(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
         return self._commands.claim(consumer, min_idle_ms, count)
 

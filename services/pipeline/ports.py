@@ -54,6 +54,10 @@ class CommandBus(Protocol):
 
     def ack(self, delivery: Delivery) -> None: ...
 
+    def ack_many(self, deliveries: Sequence[Delivery]) -> None:
+        """Acknowledge several at once (one round trip on Redis)."""
+        ...
+
     def claim_stale(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
         """Take over entries pending longer than ``min_idle_ms`` with other consumers (XAUTOCLAIM)."""
         ...

@@ -18,6 +18,7 @@ from services import metrics
 from services.logs import get_logger
 from services.pipeline.ports import Delivery, EventStore, ViewStore
 from services.pipeline.states import Loaded, StateCache, to_event
+from services.pipeline.worker import Backoff
 
 log = get_logger("projector")
 
@@ -55,11 +56,18 @@ class Projector:
         every ``claim_every_s``."""
         log.info("projector started", consumer=self.consumer)
         last_claim = 0.0
+        backoff = Backoff()
         while not self.stopping.is_set() and not (should_stop and should_stop()):
             claim = time.monotonic() - last_claim >= self.claim_every_s
             if claim:
                 last_claim = time.monotonic()
-            self.run_once(claim=claim)
+            try:
+                self.run_once(claim=claim)
+            except Exception as e:  # the store is unreachable (e.g. Redis restarting): wait, go on
+                log.warning("projector loop failed; retrying", consumer=self.consumer, error=repr(e))
+                self.stopping.wait(backoff.next_s())
+            else:
+                backoff.reset()
         log.info("projector stopped", consumer=self.consumer)
 
     def stop(self) -> None:

@@ -101,6 +101,20 @@ class GroupStreams:
     def ack(self, delivery: Delivery) -> None:
         self._r.xack(delivery.stream, self.group, delivery.entry_id)
 
+    def ack_many(self, deliveries: Sequence[Delivery]) -> None:
+        """One XACK per stream with all its entry ids, pipelined in one round trip."""
+        by_stream: dict[str, list[str]] = {}
+        for delivery in deliveries:
+            by_stream.setdefault(delivery.stream, []).append(delivery.entry_id)
+        if len(by_stream) == 1:
+            ((stream, ids),) = by_stream.items()
+            self._r.xack(stream, self.group, *ids)
+            return
+        pipe = self._r.pipeline(transaction=False)
+        for stream, ids in by_stream.items():
+            pipe.xack(stream, self.group, *ids)
+        pipe.execute()
+
     def claim(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
         """XAUTOCLAIM over every partition; each delivery carries its delivery count."""
         out: list[Delivery] = []
@@ -177,6 +191,10 @@ class RedisBus:
 
     def ack(self, delivery: Delivery) -> None:
         self._streams.ack(delivery)
+
+    def ack_many(self, deliveries: Sequence[Delivery]) -> None:
+        if deliveries:
+            self._streams.ack_many(deliveries)
 
     def claim_stale(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
         return self._streams.claim(consumer, min_idle_ms, count)

@@ -19,9 +19,9 @@ import hmac
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from schemas.codec import DecodeError, unpack, unpack_obj
+from schemas.codec import DecodeError, pack_obj, unpack, unpack_obj
 from schemas.envelopes import CommandEnvelope, CommandResult, MatchMeta
 from services import metrics
 from services.faults import fault_point
@@ -33,6 +33,7 @@ from services.pipeline.ports import AppendStatus, CommandBus, Delivery, EventSto
 from services.pipeline.states import StateCache, to_envelope
 
 log = get_logger("worker")
+REDACTED = "[redacted]"
 
 
 class Retry(Exception):
@@ -53,6 +54,22 @@ class WorkerSettings:
     conflict_retries: int = 8
 
 
+class Backoff:
+    """Growing pauses after consecutive failures of a service loop (a lost connection), reset on success."""
+
+    def __init__(self, first_s: float = 0.05, max_s: float = 2.0) -> None:
+        self.first_s = first_s
+        self.max_s = max_s
+        self._next_s = first_s
+
+    def next_s(self) -> float:
+        delay, self._next_s = self._next_s, min(self._next_s * 2, self.max_s)
+        return delay
+
+    def reset(self) -> None:
+        self._next_s = self.first_s
+
+
 def hash_credential(credential: str) -> str:
     return hashlib.sha256(credential.encode()).hexdigest()
 
@@ -60,6 +77,18 @@ def hash_credential(credential: str) -> str:
 def _rejection(env: CommandEnvelope, version: int, err: Rejected) -> CommandResult:
     return CommandResult(command_id=env.command_id, match_id=env.match_id, seat=env.seat, status="rejected",
                          version=version, code=err.code, reason=err.reason)
+
+
+def without_credential(delivery: Delivery) -> Delivery:
+    """The delivery as the dead-letter stream keeps it: a readable envelope's seat credential replaced
+    (operators and the read-only user read dead letters; a credential would let them act for the seat)."""
+    try:
+        obj = unpack_obj(delivery.data)
+    except DecodeError:
+        return delivery
+    if not isinstance(obj, dict) or obj.get("credential") is None:
+        return delivery
+    return replace(delivery, data=pack_obj({**obj, "credential": REDACTED}))
 
 
 def salvage_ids(data: bytes) -> tuple[str, str] | None:
@@ -98,8 +127,16 @@ class Worker:
     def run(self, should_stop: Callable[[], bool] | None = None) -> None:
         """Serve until ``stop()`` (or SIGTERM via the CLI); the batch in hand is always finished."""
         log.info("worker started", consumer=self.consumer)
+        backoff = Backoff()
         while not self.stopping.is_set() and not (should_stop and should_stop()):
-            self.run_once()
+            try:
+                self.run_once()
+            except Exception as e:  # the store or bus is unreachable (e.g. Redis restarting): wait, go on
+                metrics.WORKER_ERRORS.inc()
+                log.warning("worker loop failed; retrying", consumer=self.consumer, error=repr(e))
+                self.stopping.wait(backoff.next_s())
+            else:
+                backoff.reset()
         log.info("worker stopped", consumer=self.consumer)
 
     def stop(self) -> None:
@@ -116,8 +153,12 @@ class Worker:
                 return claimed
         block = self.settings.block_ms if block_ms is None else block_ms
         deliveries = self.bus.read(self.consumer, self.settings.batch_size, block)
-        for delivery in deliveries:
-            self.process(delivery)
+        handled: list[Delivery] = []
+        try:
+            for delivery in deliveries:
+                self.process(delivery, handled)
+        finally:
+            self.bus.ack_many(handled)
         return len(deliveries)
 
     def _claim_one_by_one(self) -> int:
@@ -142,8 +183,12 @@ class Worker:
         except Exception as e:  # chores never stop the worker
             log.warning("maintenance failed", error=repr(e))
 
-    def process(self, delivery: Delivery) -> CommandResult | None:
-        """Handle one delivery; every failure is sorted here: result, retry later, or dead letter."""
+    def process(self, delivery: Delivery, handled: list[Delivery] | None = None) -> CommandResult | None:
+        """Handle one delivery; every failure is sorted here: result, retry later, or dead letter.
+
+        A handled delivery is acknowledged at once, or added to ``handled`` for the caller to acknowledge
+        with the rest of its batch in one round trip. Acknowledging late is safe: a worker that dies
+        before it leaves the commands pending, and their second delivery returns the recorded results."""
         fault_point("after_read")
         if delivery.deliveries > 1:
             metrics.REDELIVERIES.inc()
@@ -155,7 +200,7 @@ class Worker:
             metrics.COMMANDS.labels("unknown", "rejected").inc()
             metrics.DEAD_LETTERS.inc()
             log.warning("unanswerable command", entry=delivery.entry_id, reason=str(e))
-            self.bus.dead_letter(delivery, str(e))
+            self.bus.dead_letter(without_credential(delivery), str(e))
             return None
         except Retry as e:
             log.warning("command left pending", entry=delivery.entry_id, error=str(e))
@@ -165,12 +210,15 @@ class Worker:
             log.exception("command failed", entry=delivery.entry_id, error=repr(e))
             return None
         fault_point("after_append")
-        self.bus.ack(delivery)
+        if handled is None:
+            self.bus.ack(delivery)
+        else:
+            handled.append(delivery)
         return result
 
     def _give_up(self, delivery: Delivery, reason: str) -> CommandResult | None:
         metrics.DEAD_LETTERS.inc()
-        self.bus.dead_letter(delivery, reason)
+        self.bus.dead_letter(without_credential(delivery), reason)
         ids = salvage_ids(delivery.data)
         if ids is None or self.store.meta(ids[0]) is None:
             log.warning("dead letter without a reachable sender", entry=delivery.entry_id)

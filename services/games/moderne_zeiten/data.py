@@ -107,7 +107,7 @@ PRINTED_BOARD = make_board(PRINTED_TRACK, PRINTED_CITY_POINTS, PRINTED_INDUSTRY_
 
 def counts_of(cards: Mapping[str, int]) -> tuple[int, ...]:
     """{"aviation": 2} -> a per-industry count tuple."""
-    return tuple(cards.get(name, 0) for name in INDUSTRIES)
+    return tuple([cards.get(name, 0) for name in INDUSTRIES])
 
 
 def cards_of(counts: Sequence[int]) -> dict[str, int]:

@@ -217,7 +217,7 @@ def _play(tape: Tape, seat: int, rng: random.Random, cards: dict[str, int]) -> N
 
 def _move(tape: Tape, seat: int, rng: random.Random, to: Any) -> None:
     s = tape.state
-    if to is not None and to != "finish" and to not in INDUSTRY_INDEX:
+    if to is not None and not (isinstance(to, str) and (to == "finish" or to in INDUSTRY_INDEX)):
         raise BadCommand(f"'to' must be an industry ({', '.join(INDUSTRIES)}), 'finish' or null; got {to!r}")
     code = STAY if to is None else FINISH if to == "finish" else INDUSTRY_INDEX[to]
     if code not in s.choices:

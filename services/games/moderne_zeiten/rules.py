@@ -61,7 +61,7 @@ def move_choices(s: State, seat: int) -> tuple[int, ...]:
 
 def crash_industries(s: State) -> list[int]:
     """The industries a market crash removes now, or [] when the counter is not above the limit."""
-    totals = [sum(row[i] for row in s.played) for i in range(N_INDUSTRIES)]
+    totals = [sum(column) for column in zip(*s.played, strict=True)]
     if sum(totals) <= crash_limit(s.seats):
         return []
     top = max(totals)

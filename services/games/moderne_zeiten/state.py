@@ -7,7 +7,7 @@ into :data:`~services.games.moderne_zeiten.data.INDUSTRIES`; cards are industry 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from services.games.moderne_zeiten.data import INDUSTRIES, INDUSTRY_INDEX, N_INDUSTRIES, PRINTED_BOARD, Board
 
@@ -60,10 +60,29 @@ class State(NamedTuple):
     @property
     def counter(self) -> int:
         """The share counter: cards in front of all players."""
-        return sum(sum(p) for p in self.played)
+        return sum(map(sum, self.played))
 
     def left_of(self, seat: int) -> int:
         return (seat + 1) % self.seats
+
+
+_FIELD_INDEX = {name: i for i, name in enumerate(State._fields)}
+_new_tuple = tuple.__new__
+
+
+def _replace(self: State, **changes: Any) -> State:
+    """``State._replace``, about twice as fast as the generic NamedTuple one (a state is replaced once
+    per event in ``decide`` and once in ``evolve``; profiling showed the generic one among the top costs)."""
+    values = list(self)
+    try:
+        for name, value in changes.items():
+            values[_FIELD_INDEX[name]] = value
+    except KeyError as e:
+        raise ValueError(f"Got unexpected field names: {[n for n in changes if n not in _FIELD_INDEX]!r}") from e
+    return _new_tuple(State, values)
+
+
+setattr(State, "_replace", _replace)  # noqa: B010  (NamedTuple forbids defining _replace in the class body)
 
 
 def choice_name(code: int) -> str | None:

@@ -1,0 +1,157 @@
+"""The bot side of a chaos run: random bots in every seat (one :class:`SeatRunner` thread each) over a
+client that writes down every command it sends and every result it receives. Lobby calls are retried
+across a lost connection without taking a seat twice."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from schemas.envelopes import CommandResult
+from services.bots.base import RandomBot
+from services.bots.sdk import ConnectionErrors, SeatRunner
+from services.games.errors import BadOptions
+from services.pipeline import lobby
+from services.pipeline.client import Client
+from services.pipeline.ports import Backend
+from services.pipeline.worker import hash_credential
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Received:
+    result: CommandResult
+    epoch: int  # Redis restarts completed when it arrived
+
+
+@dataclass
+class Ledger:
+    """What the clients sent and got back; ``epoch`` is advanced by the Redis restarter."""
+
+    sent: dict[str, str] = field(default_factory=dict)  # command id -> match id
+    received: list[Received] = field(default_factory=list)
+    credentials: list[str] = field(default_factory=list)
+    epoch: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def note_sent(self, command_id: str, match_id: str) -> None:
+        with self.lock:
+            self.sent[command_id] = match_id
+
+    def note_received(self, result: CommandResult) -> None:
+        with self.lock:
+            self.received.append(Received(result, self.epoch))
+
+
+class RecordingClient(Client):
+    def __init__(self, backend: Backend, ledger: Ledger, poll_ms: int = 200) -> None:
+        super().__init__(backend, poll_ms=poll_ms)
+        self.ledger = ledger
+
+    def call(self, match_id: str, seat: int, credential: str | None, type: str, body: Mapping[str, Any],
+             timeout_s: float = 30.0, command_id: str | None = None) -> CommandResult:
+        command_id = command_id or uuid.uuid4().hex
+        self.ledger.note_sent(command_id, match_id)
+        result = super().call(match_id, seat, credential, type, body, timeout_s, command_id)
+        self.ledger.note_received(result)
+        return result
+
+
+def retrying(fn: Callable[[], T], attempts: int = 60) -> T:
+    """``fn()``, again after a lost connection (growing pauses, about a minute in all)."""
+    for attempt in range(attempts):
+        try:
+            return fn()
+        except ConnectionErrors:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(min(0.05 * 2**attempt, 1.0))
+    raise AssertionError("unreachable")
+
+
+def create(client: Client, game: str, seats: int, seed: int, match_id: str) -> None:
+    store = client.backend.store
+
+    def attempt() -> None:
+        try:
+            lobby.create_match(store, game, seats, None, seed, match_id)
+        except BadOptions:
+            if store.meta(match_id) is None:  # taken by our own earlier attempt whose reply was lost: fine
+                raise
+
+    retrying(attempt)
+
+
+def join(client: Client, match_id: str, seat: int) -> str:
+    """Take the seat with a credential of our own, so a retry can tell whether the lost attempt won."""
+    store = client.backend.store
+    credential = secrets.token_urlsafe(24)
+    hashed = hash_credential(credential)
+
+    def attempt() -> None:
+        if store.claim_seat(match_id, seat, hashed) is None:
+            meta = store.meta(match_id)
+            if meta is None or meta.credential_hashes.get(seat) != hashed:
+                raise BadOptions(f"seat {seat} of {match_id} was taken by someone else")
+
+    retrying(attempt)
+    return credential
+
+
+@dataclass
+class MatchRun:
+    match_id: str
+    game: str
+    seats: int
+    finished: bool = False
+    error: str | None = None
+    decisions: int = 0
+    rejected: int = 0
+    reconnects: int = 0
+
+
+def play(client: RecordingClient, game: str, seats: int, seed: int, match_id: str, timeout_s: float,
+         deadline: float = float("inf")) -> MatchRun:
+    """One match, a random bot in every seat, each seat in its own thread. A seat that loses its connection
+    reconnects (the client's pool does), until ``deadline`` (``time.monotonic()``) has passed."""
+    run = MatchRun(match_id, game, seats)
+    try:
+        create(client, game, seats, seed, match_id)
+        credentials = [join(client, match_id, seat) for seat in range(seats)]
+    except Exception as e:
+        run.error = f"lobby: {e!r}"
+        return run
+    with client.ledger.lock:
+        client.ledger.credentials.extend(credentials)
+    def reconnect() -> Client:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the chaos run's deadline has passed")
+        return client
+
+    runners = [SeatRunner(client, match_id, seat, credentials[seat], RandomBot(seed * 16 + seat), timeout_s,
+                          reconnect=reconnect, max_reconnects=10_000) for seat in range(seats)]
+    errors: list[str] = []
+
+    def seat_loop(runner: SeatRunner) -> None:
+        try:
+            runner.run()
+        except Exception as e:
+            errors.append(f"seat {runner.seat}: {e!r}")
+
+    threads = [threading.Thread(target=seat_loop, args=(r,), name=f"{match_id}-{r.seat}") for r in runners]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    run.finished = not errors and all(r.final is not None for r in runners)
+    run.error = "; ".join(errors) or None
+    run.decisions = sum(r.stats.decisions for r in runners)
+    run.rejected = sum(r.stats.rejected for r in runners)
+    run.reconnects = sum(r.stats.reconnects for r in runners)
+    return run
