@@ -64,11 +64,11 @@ from services.games.modern_world.state import (
     INVESTMENT,
     LEADER,
     MARKET,
-    NATIONS as NATIONS_PHASE,
     RESOURCE,
     TRADE,
     State,
 )
+from services.games.modern_world.state import NATIONS as NATIONS_PHASE
 
 View = Mapping[str, Any]
 GAME_NAME = "modern-world"
@@ -215,7 +215,8 @@ class Heuristic:
     def plan(self, t: Table, legal: Sequence[CommandDict]) -> CommandDict | None:
         kinds = {c["type"] for c in legal}
         money = t.tokens[MONEY]
-        if t.last_turn and money >= MONEY_PER_TOKEN and t.phase not in (LEADER, MARKET, RESOURCE) and "convert" in kinds:
+        spending = t.phase in (LEADER, MARKET, RESOURCE)
+        if t.last_turn and money >= MONEY_PER_TOKEN and not spending and "convert" in kinds:
             return _cmd("convert", into="victory", count=money // MONEY_PER_TOKEN)
         if t.phase == RESOURCE:
             return self._resource(t)
@@ -320,15 +321,15 @@ class Heuristic:
         if kind == "bid":
             rate = max(t.value[INFLUENCE], 0.02)
             limit = min(t.tokens[INFLUENCE], int(self.item_value(t) / rate))
-            amount = body["amount"]
+            amount: int = body["amount"]
             return 1.0 + 1.0 / amount if amount <= limit else -amount / 100
         if kind in ("pass", "done"):
             return 0.0
         if kind == "pick_nation":
             return t.build_value(RESOURCE_INDEX[NATIONS[body["nation"]]]) + 0.01 * len(body["nation"])
         if kind == "buy":
-            card = t.tableau[body["position"] - 1]
-            return t.card_value(card) - body["position"] * t.value[ACTION]
+            position: int = body["position"]
+            return t.card_value(t.tableau[position - 1]) - position * t.value[ACTION]
         if kind == "invest":
             return sum(t.invest_value(RESOURCE_INDEX[n]) - t.card_value(RESOURCE_INDEX[n]) + 0.1
                        for n in body["cards"])
@@ -337,8 +338,8 @@ class Heuristic:
         if kind == "discard":
             return -sum(t.card_value(RESOURCE_INDEX[n]) for n in body["cards"])
         if kind == "convert":
-            gain = body["count"] * t.value[TOKEN_INDEX[body["into"]]]
-            return gain - body["count"] * MONEY_PER_TOKEN * t.value[MONEY] - 0.05
+            count: int = body["count"]
+            return count * (t.value[TOKEN_INDEX[body["into"]]] - MONEY_PER_TOKEN * t.value[MONEY]) - 0.05
         if kind == "accept_trade":
             return 0.5
         if kind == "decline_trade":
@@ -361,8 +362,8 @@ def rollout(state: State, seat: int, rng: random.Random) -> Command | None:
         return Command(seat, "pass")
     if phase == RESOURCE:
         if state.tableau and p.tokens[ACTION] + p.tokens[RESEARCH] and rng.random() < 0.9:
-            a = 1 if p.tokens[ACTION] else 0
-            return Command(seat, "buy", {"position": 1, "action": a, "research": 1 - a})
+            act = 1 if p.tokens[ACTION] else 0
+            return Command(seat, "buy", {"position": 1, "action": act, "research": 1 - act})
         return Command(seat, "done")
     if phase == INVESTMENT:
         if p.hand and rng.random() < 0.8:
@@ -385,14 +386,21 @@ def rollout(state: State, seat: int, rng: random.Random) -> Command | None:
 
 
 def evaluate(state: State) -> Outcome:
-    """The standing of an unfinished match: victory, plus money at 3 for 1, plus what capacity will
-    still produce in the turns the event and resource decks suggest are left."""
+    """The standing of an unfinished match: victory, money at 3 for 1, what capacity will still produce
+    in the turns the event and resource decks suggest are left, and the victory and money the cards in
+    hand would bring if invested (action and research left over buy about a third of a victory each)."""
     turns_left = min(len(state.event_deck), len(state.resource_deck) // max(3 * state.seats, 1))
     scores = []
     for p in state.players:
         cap = p.capacity()
         money = p.tokens[MONEY] + turns_left * cap[MONEY]
-        scores.append(p.tokens[VICTORY] + money // MONEY_PER_TOKEN + turns_left * cap[VICTORY])
+        victory = p.tokens[VICTORY] + turns_left * cap[VICTORY]
+        for card in p.hand:
+            made = production(card)
+            victory += INVEST_FACTOR * made[VICTORY]
+            money += INVEST_FACTOR * made[MONEY]
+        buying = (p.tokens[ACTION] + p.tokens[RESEARCH]) // 3 if state.resource_deck else 0
+        scores.append(victory + money // MONEY_PER_TOKEN + buying)
     best = max(scores)
     return Outcome(scores=tuple(scores), winners=tuple(i for i, s in enumerate(scores) if s == best))
 

@@ -169,8 +169,8 @@ def resample(view: View, seat: int, rng: random.Random) -> State:
     a = view["auction"]
     auction = None
     if a is not None:
-        card = None if a["item"] == "leader" else MARKET_INDEX[a["item"]]
-        auction = Auction(card, a["to_bid"], a["high_bid"], a["high_bidder"], a["passes"])
+        item = None if a["item"] == "leader" else MARKET_INDEX[a["item"]]
+        auction = Auction(item, a["to_bid"], a["high_bid"], a["high_bidder"], a["passes"])
     outcome = None
     if view["outcome"] is not None:
         o = view["outcome"]
