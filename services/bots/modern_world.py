@@ -387,20 +387,23 @@ def rollout(state: State, seat: int, rng: random.Random) -> Command | None:
 
 def evaluate(state: State) -> Outcome:
     """The standing of an unfinished match: victory, money at 3 for 1, what capacity will still produce
-    in the turns the event and resource decks suggest are left, and the victory and money the cards in
-    hand would bring if invested (action and research left over buy about a third of a victory each)."""
+    in the turns the event and resource decks suggest are left, and what the cards in hand would bring
+    if invested; action and research (held, or in hand as cards) buy cards while the deck lasts, worth
+    about half a victory each."""
     turns_left = min(len(state.event_deck), len(state.resource_deck) // max(3 * state.seats, 1))
+    buying_value = 0.5 if state.resource_deck else 0.0
     scores = []
     for p in state.players:
         cap = p.capacity()
         money = p.tokens[MONEY] + turns_left * cap[MONEY]
         victory = p.tokens[VICTORY] + turns_left * cap[VICTORY]
+        buying = p.tokens[ACTION] + p.tokens[RESEARCH]
         for card in p.hand:
             made = production(card)
             victory += INVEST_FACTOR * made[VICTORY]
             money += INVEST_FACTOR * made[MONEY]
-        buying = (p.tokens[ACTION] + p.tokens[RESEARCH]) // 3 if state.resource_deck else 0
-        scores.append(victory + money // MONEY_PER_TOKEN + buying)
+            buying += INVEST_FACTOR * (made[ACTION] + made[RESEARCH])
+        scores.append(victory + money // MONEY_PER_TOKEN + int(buying_value * buying))
     best = max(scores)
     return Outcome(scores=tuple(scores), winners=tuple(i for i, s in enumerate(scores) if s == best))
 
