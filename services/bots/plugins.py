@@ -129,7 +129,7 @@ def make_bot(spec: str, game: str, seed: int) -> Bot:
 
 
 def _load_builtin() -> None:
-    from services.bots import moderne_zeiten  # noqa: F401  (registers its plug-in)
+    from services.bots import mad_zeppelin, moderne_zeiten  # noqa: F401  (register their plug-ins)
 
 
 _load_builtin()
