@@ -39,10 +39,12 @@ from services.games.mad_zeppelin.data import (
     COLOURS,
     COST,
     CRATE_VALUE,
+    DEFAULT_SEARCH,
     FACES,
     JOURNEY,
     LEVEL,
     POINTS,
+    SEARCH,
     STRANGE,
     THROWABLE,
     TRAITOR_KEYS,
@@ -107,6 +109,7 @@ class Table:
         self.colours = {d for d in self.dice if d not in (BLACK, WHITE)}
         self.identity: str | None = self.mine["current"]
         self.played = {p["traitor"] for p in view["plays"]}
+        self.banned = set(view["named_unplayable"])
         self.points: int = self.mine["points"]
         self.target: int = view["target"]
         self.known_held: dict[int, set[str]] = {}
@@ -174,20 +177,22 @@ class Table:
                 best = max(best, self.throw_value(card, paid, crates, gold))
         return best
 
-    def throw_potential(self, identity: str | None) -> float:
-        """What playing with this identity could throw now (the Opportunist throws twice)."""
+    def throw_potential(self, identity: str | None, extra_gold: int = 0) -> float:
+        """What playing with this identity could throw now (the Opportunist throws twice), with
+        ``extra_gold`` from the Search to come."""
         if identity is None or COLOUR_OF.get(identity) not in self.colours:
             return self.alcohol_value() * 0.8 if ALCOHOL in self.hand else 0.0
-        best = self.best_throw(identity)
+        gold = self.gold + extra_gold
+        best = self.best_throw(identity, gold)
         if identity == "opportunist":
-            best += 0.7 * self.best_throw(identity, max(0, self.gold - 2))
+            best += 0.7 * self.best_throw(identity, max(0, gold - 2))
         return best
 
     # -- other players' Traitors --
 
     def p_held_by_opponent(self, traitor: str) -> float:
         """The chance an opponent holds ``traitor`` unplayed (from what we saw, else by counting)."""
-        if traitor in self.traitors or traitor in self.played:
+        if traitor in self.traitors or traitor in self.played or traitor in self.banned:
             return 0.0
         if self.known_unused is not None and traitor in self.known_unused:
             return 0.0
@@ -284,12 +289,13 @@ class Heuristic:
         if traitor == "shadow":
             plays = t.view["plays"]
             identity = plays[-1]["identity"] if plays and plays[-1]["identity"] != "shadow" else None
+        search_gold = SEARCH.get(traitor, DEFAULT_SEARCH)[0]
         if traitor == "stowaway":
-            value = P_ANY * t.best_throw(None) if t.colours else 0.0
+            value = P_ANY * t.best_throw(None, t.gold + search_gold) if t.colours else 0.0
             if len(t.playable) > 1:
                 value -= 0.8  # keep the joker for later while another Traitor fits
         else:
-            value = t.throw_potential(identity)
+            value = t.throw_potential(identity, search_gold)
         value += SEARCH_VALUE.get(traitor, DEFAULT_SEARCH_VALUE) + ABILITY_BASE[traitor]
         if traitor == "lookout" and "yellow" not in t.colours:
             value += 0.4 * t.best_throw("lookout")
@@ -579,7 +585,8 @@ PLUGIN = register_plugin(GamePlugin(
     heuristic=Heuristic,
     encode=encode,
     obs_size=OBS_SIZE,
-    max_actions=64,  # the longest list seen in random and heuristic playouts is about 30 (see the tests)
+    max_actions=64,  # at most 14 named Traitors + 41 throws (8 kinds x crate payments) + Alcohol + end = 57;
+    # the longest list seen in random and heuristic playouts is 28
     rollout=rollout,
     rank=_rank,
     evaluate=evaluate,
