@@ -129,7 +129,7 @@ def make_bot(spec: str, game: str, seed: int) -> Bot:
 
 
 def _load_builtin() -> None:
-    from services.bots import modern_world, moderne_zeiten  # noqa: F401  (each registers its plug-in)
+    from services.bots import mad_zeppelin, modern_world, moderne_zeiten  # noqa: F401  (each registers its plug-in)
 
 
 _load_builtin()

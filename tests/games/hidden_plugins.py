@@ -38,6 +38,27 @@ def _moderne_zeiten(state: MZState, seat: int | None, rng: random.Random) -> MZS
 
 PERTURBERS: dict[str, Perturb] = {
     "moderne-zeiten": _moderne_zeiten,
-    # "modern-world": ...,  (add when the game is merged)
-    # "mad-zeppelin": ...,
 }
+
+
+def _from_resample(resample: Callable[[dict[str, Any], int, random.Random], Any], game_name: str) -> Perturb:
+    """A perturber from a game's ``resample``: a fresh state drawn from what ``seat`` sees (seat 0 for a
+    spectator, who sees less than any seat) differs from the true one only in what that seat may not see."""
+    from services.games import get_game
+
+    def perturb(state: Any, seat: int | None, rng: random.Random) -> Any:
+        observer = 0 if seat is None else seat
+        return resample(get_game(game_name).view(state, observer), observer, rng)
+
+    return perturb
+
+
+def _register_resample_perturbers() -> None:
+    from services.games.mad_zeppelin.resample import resample as mad_resample
+    from services.games.modern_world.resample import resample as mw_resample
+
+    PERTURBERS["modern-world"] = _from_resample(mw_resample, "modern-world")
+    PERTURBERS["mad-zeppelin"] = _from_resample(mad_resample, "mad-zeppelin")
+
+
+_register_resample_perturbers()
