@@ -1,4 +1,9 @@
-"""Applying events: one small function per event type, dispatched by a dict. No randomness, no checks."""
+"""Applying events: one small function per event type, dispatched by a dict. No randomness, no checks.
+
+This is the replay fold (every state a worker, projector or ``airship replay`` rebuilds goes through
+it), so handlers replace the state once where they can, change token tuples in place on a list copy,
+and read event bodies straight into indices rather than through intermediate tuples.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from services.games.base import Event, Outcome
-from services.games.modern_world.codec import (
-    event_ids,
-    market_ids,
-    res_ids,
-    token_tuple,
-)
+from services.games.modern_world.codec import event_ids, market_ids, res_ids, token_tuple
 from services.games.modern_world.data import (
     ACTION,
     EVENT_INDEX,
@@ -48,10 +48,25 @@ from services.games.modern_world.state import (
 Body = dict[str, Any]
 
 
+def _with(players: tuple[Player, ...], seat: int, player: Player) -> tuple[Player, ...]:
+    """``players`` with ``seat``'s replaced (a list copy beats slicing and concatenating)."""
+    out = list(players)
+    out[seat] = player
+    return tuple(out)
+
+
 def _player(state: State, seat: int, player: Player) -> State:
-    players = list(state.players)
-    players[seat] = player
-    return state._replace(players=tuple(players))
+    return state._replace(players=_with(state.players, seat, player))
+
+
+def _gain(tokens: tuple[int, ...], counts: dict[str, int]) -> tuple[int, ...]:
+    """``tokens`` plus a wire {name: count} map (as ``add_tokens(tokens, token_tuple(counts))``)."""
+    if not counts:
+        return tokens
+    out = list(tokens)
+    for name, n in counts.items():
+        out[TOKEN_INDEX[name]] += n
+    return tuple(out)
 
 
 def _tokens(state: State, seat: int, index: int, delta: int) -> State:
@@ -89,9 +104,11 @@ def nation_picked(state: State, b: Body) -> State:
     deck = list(state.resource_deck)
     deck.remove(card)
     p = state.players[seat]
-    state = _player(state, seat, p._replace(nation=b["nation"], in_play=sorted_add(p.in_play, (card,))))
+    p = p._replace(nation=b["nation"], in_play=sorted_add(p.in_play, (card,)))
     left = tuple(n for n in state.nations_left if n != b["nation"])
-    return state._replace(resource_deck=tuple(deck), nations_left=left, queue=state.queue[1:])
+    return state._replace(
+        players=_with(state.players, seat, p), resource_deck=tuple(deck), nations_left=left, queue=state.queue[1:]
+    )
 
 
 def tableau_dealt(state: State, b: Body) -> State:
@@ -104,10 +121,7 @@ def turn_started(state: State, b: Body) -> State:
 
 
 def tokens_produced(state: State, b: Body) -> State:
-    players = tuple(
-        p._replace(tokens=add_tokens(p.tokens, token_tuple(g)))
-        for p, g in zip(state.players, b["gains"], strict=True)
-    )
+    players = tuple(p._replace(tokens=_gain(p.tokens, g)) for p, g in zip(state.players, b["gains"], strict=True))
     return state._replace(players=players)
 
 
@@ -126,9 +140,8 @@ def tokens_changed(state: State, b: Body) -> State:
 def permanent_event_taken(state: State, b: Body) -> State:
     seat = b["seat"]
     p = state.players[seat]
-    card = EVENT_INDEX[b["card"]]
-    state = _player(state, seat, p._replace(permanents=(*p.permanents, card)))
-    return state._replace(current_event=None)
+    p = p._replace(permanents=(*p.permanents, EVENT_INDEX[b["card"]]))
+    return state._replace(players=_with(state.players, seat, p), current_event=None)
 
 
 def event_discarded(state: State, b: Body) -> State:
@@ -147,12 +160,16 @@ def markets_added(state: State, b: Body) -> State:
 
 def phase_started(state: State, b: Body) -> State:
     phase = b["phase"]
-    state = state._replace(phase=phase, queue=tuple(b["order"]), builds=0, auction=None)
     if phase == TRADE:
-        state = state._replace(done=(), trades=(), proposals=(0,) * state.seats)
-    elif phase == NATIONS_PHASE:
-        state = state._replace(nations_left=NATION_NAMES)
-    return state
+        return state._replace(
+            phase=phase, queue=tuple(b["order"]), builds=0, auction=None,
+            done=(), trades=(), proposals=(0,) * state.seats,
+        )
+    if phase == NATIONS_PHASE:
+        return state._replace(
+            phase=phase, queue=tuple(b["order"]), builds=0, auction=None, nations_left=NATION_NAMES
+        )
+    return state._replace(phase=phase, queue=tuple(b["order"]), builds=0, auction=None)
 
 
 def market_cards_drawn(state: State, b: Body) -> State:
@@ -171,33 +188,33 @@ def auction_started(state: State, b: Body) -> State:
     return state._replace(auction=Auction(None if card is None else MARKET_INDEX[card], b["first"]))
 
 
-def _next_bidder(state: State, seat: int) -> int:
-    return (seat + 1) % state.seats
-
-
 def bid_placed(state: State, b: Body) -> State:
     a = state.auction
     assert a is not None
     seat = b["seat"]
-    auction = a._replace(high_bid=b["amount"], high_bidder=seat, passes=0, turn=_next_bidder(state, seat))
-    return state._replace(auction=auction)
+    return state._replace(auction=Auction(a.card, (seat + 1) % state.seats, b["amount"], seat, 0))
 
 
 def bid_passed(state: State, b: Body) -> State:
     a = state.auction
     assert a is not None
-    return state._replace(auction=a._replace(passes=a.passes + 1, turn=_next_bidder(state, b["seat"])))
+    turn = (b["seat"] + 1) % state.seats
+    return state._replace(auction=Auction(a.card, turn, a.high_bid, a.high_bidder, a.passes + 1))
 
 
 def auction_won(state: State, b: Body) -> State:
     seat = b["seat"]
-    state = _tokens(state, seat, INFLUENCE, -b["bid"])
+    p = state.players[seat]
+    tokens = list(p.tokens)
+    tokens[INFLUENCE] -= b["bid"]
     if b["card"] is None:
-        return state._replace(leader=seat, auction=None)
+        p = p._replace(tokens=tuple(tokens))
+        return state._replace(players=_with(state.players, seat, p), leader=seat, auction=None)
     card = MARKET_INDEX[b["card"]]
     m = MARKETS[card]
-    state = _tokens(state, seat, m.token, m.amount)
+    tokens[m.token] += m.amount
     return state._replace(
+        players=_with(state.players, seat, p._replace(tokens=tuple(tokens))),
         auction=None,
         market_row=state.market_row[1:],
         market_discard=(*state.market_discard, card),
@@ -219,13 +236,14 @@ def card_bought(state: State, b: Body) -> State:
     tokens = list(p.tokens)
     tokens[ACTION] -= b["action"]
     tokens[RESEARCH] -= b["research"]
-    card = state.tableau[pos]
-    state = _player(state, seat, p._replace(tokens=tuple(tokens), hand=sorted_add(p.hand, (card,))))
-    tableau = state.tableau[:pos] + state.tableau[pos + 1 :]
+    tableau = list(state.tableau)
+    card = tableau.pop(pos)
+    p = p._replace(tokens=tuple(tokens), hand=sorted_add(p.hand, (card,)))
     deck = state.resource_deck
     if deck and len(tableau) < TABLEAU_SIZE:
-        tableau, deck = (*tableau, deck[0]), deck[1:]
-    return state._replace(tableau=tableau, resource_deck=deck)
+        tableau.append(deck[0])
+        deck = deck[1:]
+    return state._replace(players=_with(state.players, seat, p), tableau=tuple(tableau), resource_deck=deck)
 
 
 def player_done(state: State, b: Body) -> State:
@@ -240,9 +258,8 @@ def cards_invested(state: State, b: Body) -> State:
     seat = b["seat"]
     cards = res_ids(b["cards"])
     p = state.players[seat]
-    p = p._replace(hand=remove_cards(p.hand, cards), tokens=add_tokens(p.tokens, token_tuple(b["gains"])))
-    state = _player(state, seat, p)
-    return state._replace(resource_discard=state.resource_discard + cards)
+    p = p._replace(hand=remove_cards(p.hand, cards), tokens=_gain(p.tokens, b["gains"]))
+    return state._replace(players=_with(state.players, seat, p), resource_discard=state.resource_discard + cards)
 
 
 def trade_proposed(state: State, b: Body) -> State:
@@ -275,8 +292,10 @@ def trade_accepted(state: State, b: Body) -> State:
         hand=sorted_add(remove_cards(c.hand, t.get_cards), t.give_cards),
         tokens=add_tokens(add_tokens(c.tokens, t.get_tokens, -1), t.give_tokens),
     )
-    state = _player(_player(state, t.frm, a), t.to, c)
-    return _close(state, t.id)
+    players = list(state.players)
+    players[t.frm] = a
+    players[t.to] = c
+    return state._replace(players=tuple(players), trades=tuple(x for x in state.trades if x.id != t.id))
 
 
 def trade_closed(state: State, b: Body) -> State:
@@ -292,15 +311,15 @@ def card_built(state: State, b: Body) -> State:
     tokens[LABOR] -= b["labor"]
     hand, in_play = remove_cards(p.hand, (card,)), sorted_add(p.in_play, (card,))
     p = p._replace(tokens=tuple(tokens), hand=hand, in_play=in_play)
-    return _player(state, seat, p)._replace(builds=state.builds + 1)
+    return state._replace(players=_with(state.players, seat, p), builds=state.builds + 1)
 
 
 def cards_discarded(state: State, b: Body) -> State:
     seat = b["seat"]
     cards = res_ids(b["cards"])
     p = state.players[seat]
-    state = _player(state, seat, p._replace(hand=remove_cards(p.hand, cards)))
     return state._replace(
+        players=_with(state.players, seat, p._replace(hand=remove_cards(p.hand, cards))),
         resource_discard=state.resource_discard + cards,
         queue=tuple(s for s in state.queue if s != seat),
     )
