@@ -73,8 +73,8 @@ def gold_taken(state: State, b: Body) -> State:
 
 def _top_taken(state: State) -> tuple[tuple[Note, ...], ...]:
     """A card left the top of the Hold: what the Geologist knows of the top moves up by one."""
-    if not any(state.notes):
-        return state.notes
+    if not any(note[0] == "hold_top" for notes in state.notes for note in notes):
+        return state.notes  # nothing to move (the same value a rebuild would give)
     return tuple(tuple((k, of, cards[1:]) if k == "hold_top" else (k, of, cards) for k, of, cards in notes)
                  for notes in state.notes)
 
