@@ -23,6 +23,7 @@ from services.games.mad_zeppelin.data import (
 )
 from services.games.mad_zeppelin.evolve import evolve
 from services.games.mad_zeppelin.flow import advance, cargo_stolen, gift, give_options
+from services.games.mad_zeppelin.memo import Steps, remember
 from services.games.mad_zeppelin.rules import (
     crates_redundant,
     current_play,
@@ -68,13 +69,19 @@ def decide(state: State, command: Command, rng: random.Random) -> list[Event]:
     if allowed is not None:
         _only(command.body, allowed)
     events = HANDLERS[command.type](state, seat, command.body, rng)
+    steps: Steps = {}
     after = state
     for event in events:
-        after = evolve(after, event)
-    return events + advance(after, rng)[1]
+        before, after = after, evolve(after, event)
+        steps[id(event)] = (event, before, after)
+    events += advance(after, rng, steps)[1]
+    remember(steps)
+    return events
 
 
 def _only(body: Body, allowed: Collection[str]) -> None:
+    if all(k in allowed for k in body):
+        return
     extra = sorted(str(k) for k in body if k not in allowed)
     if extra:
         raise BadCommand(f"unexpected field(s) {', '.join(extra)}")

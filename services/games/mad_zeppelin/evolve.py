@@ -49,8 +49,8 @@ def _note(state: State, seat: int, note: Note) -> tuple[tuple[Note, ...], ...]:
     return tuple(notes)
 
 
-def _start_round(state: State, number: int) -> State:
-    return state._replace(phase="play", round=number, seat=state.leader, seq=None)
+def _start_round(state: State, number: int, **changes: Any) -> State:
+    return state._replace(phase="play", round=number, seat=state.leader, seq=None, **changes)
 
 
 def match_started(state: State, b: Body) -> State:
@@ -73,8 +73,8 @@ def gold_taken(state: State, b: Body) -> State:
 
 def _top_taken(state: State) -> tuple[tuple[Note, ...], ...]:
     """A card left the top of the Hold: what the Geologist knows of the top moves up by one."""
-    if not any(state.notes):
-        return state.notes
+    if not any(note[0] == "hold_top" for notes in state.notes for note in notes):
+        return state.notes  # nothing to move (the same value a rebuild would give)
     return tuple(tuple((k, of, cards[1:]) if k == "hold_top" else (k, of, cards) for k, of, cards in notes)
                  for notes in state.notes)
 
@@ -110,17 +110,20 @@ def traitors_shuffled(state: State, b: Body) -> State:
                           pool=tuple(b["pool"]))
 
 
-def traitor_dealt(state: State, b: Body) -> State:
+def _dealt(state: State, b: Body) -> tuple[Player, ...]:
     p = state.players[b["seat"]]
-    player = p._replace(traitors=_add(p.traitors, b["traitor"]))
-    return state._replace(players=_player(state, b["seat"], player))
+    return _player(state, b["seat"], p._replace(traitors=_add(p.traitors, b["traitor"])))
+
+
+def traitor_dealt(state: State, b: Body) -> State:
+    return state._replace(players=_dealt(state, b))
 
 
 def traitor_drafted(state: State, b: Body) -> State:
-    state = traitor_dealt(state, b)
     nxt = (b["seat"] + 1) % state.seats
     phase = "roll" if nxt == state.leader else "draft"
-    return state._replace(pool=_take(state.pool, b["traitor"]), seat=nxt, phase=phase)
+    return state._replace(players=_dealt(state, b), pool=_take(state.pool, b["traitor"]), seat=nxt,
+                          phase=phase)
 
 
 def traitors_revealed(state: State, b: Body) -> State:
@@ -130,17 +133,16 @@ def traitors_revealed(state: State, b: Body) -> State:
 
 
 def dice_rolled(state: State, b: Body) -> State:
-    state = state._replace(dice=tuple(b["faces"]))
-    return state._replace(phase="colours") if WHITE in state.dice else _start_round(state, 1)
+    dice = tuple(b["faces"])
+    return state._replace(dice=dice, phase="colours") if WHITE in dice else _start_round(state, 1, dice=dice)
 
 
 def die_colour_chosen(state: State, b: Body) -> State:
     dice = list(state.dice)
     dice[b["die"]] = b["colour"]
-    state = state._replace(dice=tuple(dice))
-    if state.phase == "colours" and WHITE not in state.dice:
-        return _start_round(state, 1)
-    return state
+    if state.phase == "colours" and WHITE not in dice:
+        return _start_round(state, 1, dice=tuple(dice))
+    return state._replace(dice=tuple(dice))
 
 
 def traitor_played(state: State, b: Body) -> State:
@@ -154,18 +156,18 @@ def traitor_played(state: State, b: Body) -> State:
                           seq=seq)
 
 
-def _next_seat(state: State) -> State:
+def _next_seat(state: State, **changes: Any) -> State:
     nxt = (state.seat + 1) % state.seats
     if nxt != state.leader:
-        return state._replace(phase="play", seat=nxt, seq=None)
+        return state._replace(phase="play", seat=nxt, seq=None, **changes)
     if state.round == 1:
-        return _start_round(state, 2)
-    return state._replace(phase="turn_end", seq=None)
+        return _start_round(state, 2, **changes)
+    return state._replace(phase="turn_end", seq=None, **changes)
 
 
 def sequence_skipped(state: State, b: Body) -> State:
     p = state.players[b["seat"]]
-    return _next_seat(state._replace(players=_player(state, b["seat"], p._replace(current=-1))))
+    return _next_seat(state, players=_player(state, b["seat"], p._replace(current=-1)))
 
 
 def sequence_ended(state: State, b: Body) -> State:
@@ -224,23 +226,23 @@ def _take_on(state: State, seat: int, new_identity: str) -> State:
 
 def ability_used(state: State, b: Body) -> State:
     seat, ability = b["seat"], b["ability"]
-    state = state._replace(seq=_seq(state, ability_used=True, copied=None))
+    seq = _seq(state, ability_used=True, copied=None)
     if ability == "captain":
-        return state._replace(watches=(*state.watches, (seat, b["traitor"])))
+        return state._replace(seq=seq, watches=(*state.watches, (seat, b["traitor"])))
     if ability == "doctor":
-        return state._replace(bans=_ban(state, seat, b["traitor"]))
+        return state._replace(seq=seq, bans=_ban(state, seat, b["traitor"]))
     if ability == "stowaway":
-        state = state._replace(bans=_ban(state, seat, b["traitor"]))
+        state = state._replace(seq=seq, bans=_ban(state, seat, b["traitor"]))
         return _take_on(state, seat, b["traitor"])
     if ability == "shadow":
-        return _take_on(state, seat, b["copied"])
+        return _take_on(state._replace(seq=seq), seat, b["copied"])
     if ability == "anarchist":
         dice = list(state.dice)
         dice[b["die"]] = BLACK
-        return state._replace(dice=tuple(dice))
+        return state._replace(seq=seq, dice=tuple(dice))
     if ability == "negotiator":
-        return state._replace(seq=_seq(state, give=b["target"]))
-    return state
+        return state._replace(seq=seq._replace(give=b["target"]))
+    return state._replace(seq=seq)
 
 
 def die_rerolled(state: State, b: Body) -> State:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from services.games.base import Command, Event, Outcome
 from services.games.errors import BadOptions
-from services.games.mad_zeppelin import acting, decide, legal, scoring, views
+from services.games.mad_zeppelin import acting, decide, legal, memo, scoring, views
 from services.games.mad_zeppelin.data import (
     ALL_CARDS,
     JOURNEY,
@@ -19,6 +19,7 @@ from services.games.mad_zeppelin.data import (
 )
 from services.games.mad_zeppelin.evolve import evolve
 from services.games.mad_zeppelin.flow import advance
+from services.games.mad_zeppelin.memo import Steps, remember
 from services.games.mad_zeppelin.state import State
 
 NAME = "mad-zeppelin"
@@ -53,13 +54,19 @@ def setup(options: Mapping[str, Any], seats: int, rng: random.Random) -> list[Ev
     events.append(Event("HoldPrepared", {"removed": sorted(removed), "hold": hold, **counts},
                         visible_to=(), redacted=counts))
     state = State()
+    steps: Steps = {}
+
+    def apply(event: Event) -> None:
+        nonlocal state
+        before, state = state, evolve(state, event)
+        steps[id(event)] = (event, before, state)
+
     for event in events:
-        state = evolve(state, event)
+        apply(event)
 
     def add(event: Event) -> None:
-        nonlocal state
         events.append(event)
-        state = evolve(state, event)
+        apply(event)
 
     for seat in range(seats):
         add(Event("GoldTaken", {"seat": seat, "gold": min(START_GOLD, state.safe), "reason": "start"}))
@@ -70,7 +77,9 @@ def setup(options: Mapping[str, Any], seats: int, rng: random.Random) -> list[Ev
         add(Event("CargoDrawn", {"seat": seat, "card": state.hold[0]}, visible_to=(seat,),
                   redacted={"seat": seat}))
     add(Event("TurnStarted", {"turn": 1, "leader": rng.randrange(seats)}))
-    return events + advance(state, rng)[1]
+    events += advance(state, rng, steps)[1]
+    remember(steps)
+    return events
 
 
 class MadZeppelin:
@@ -90,7 +99,7 @@ class MadZeppelin:
         return decide.decide(state, command, rng)
 
     def evolve(self, state: State, event: Event) -> State:
-        return evolve(state, event)
+        return memo.evolve(state, event)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return views.view(state, seat)

@@ -1,11 +1,12 @@
 """The immutable state of a Mad Zeppelin match: named tuples and tuples only.
 
 Named tuples rather than frozen dataclasses: they are as immutable and compare by value, and
-``_replace`` is several times faster than ``dataclasses.replace`` (evolve runs it on every event)."""
+``_replace`` is several times faster than ``dataclasses.replace`` (evolve runs it on every event).
+The generic ``NamedTuple._replace`` is swapped for a hand-written one, about twice as fast."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from services.games.mad_zeppelin.data import COLOUR_OF, SAFE_GOLD
 
@@ -77,3 +78,28 @@ class State(NamedTuple):
     final_scores: tuple[int, ...] = ()
     winners: tuple[int, ...] = ()
     draw: bool = False
+
+
+T = TypeVar("T", bound=tuple[Any, ...])
+_new_tuple = tuple.__new__
+
+
+def _fast_replace(cls: type[T]) -> None:
+    """Give the named tuple class ``cls`` a ``_replace`` about twice as fast as the generic one
+    (``_make`` and its length check dominate the generic one; the fields are known here)."""
+    index = {name: i for i, name in enumerate(cls._fields)}  # type: ignore[attr-defined]
+
+    def _replace(self: T, **changes: Any) -> T:
+        values = list(self)
+        try:
+            for name, value in changes.items():
+                values[index[name]] = value
+        except KeyError as e:
+            raise ValueError(f"Got unexpected field names: {[n for n in changes if n not in index]!r}") from e
+        return _new_tuple(cls, values)
+
+    setattr(cls, "_replace", _replace)  # noqa: B010  (NamedTuple forbids defining _replace in the body)
+
+
+for _cls in (Player, Play, Sequence, State):
+    _fast_replace(_cls)
