@@ -23,7 +23,6 @@ from services.games.mad_zeppelin.data import (
 )
 from services.games.mad_zeppelin.evolve import evolve
 from services.games.mad_zeppelin.flow import advance, cargo_stolen, gift, give_options
-from services.games.mad_zeppelin.memo import Steps, remember
 from services.games.mad_zeppelin.rules import (
     crates_redundant,
     current_play,
@@ -69,13 +68,10 @@ def decide(state: State, command: Command, rng: random.Random) -> list[Event]:
     if allowed is not None:
         _only(command.body, allowed)
     events = HANDLERS[command.type](state, seat, command.body, rng)
-    steps: Steps = {}
     after = state
     for event in events:
-        before, after = after, evolve(after, event)
-        steps[id(event)] = (event, before, after)
-    events += advance(after, rng, steps)[1]
-    remember(steps)
+        after = evolve(after, event)
+    events += advance(after, rng)[1]
     return events
 
 

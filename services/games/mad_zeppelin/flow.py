@@ -22,24 +22,20 @@ from services.games.mad_zeppelin.data import (
     WHITE,
 )
 from services.games.mad_zeppelin.evolve import evolve
-from services.games.mad_zeppelin.memo import Steps
 from services.games.mad_zeppelin.rules import playable, ranking, scores, steal_protection
 from services.games.mad_zeppelin.state import Sequence, State
 
 
-def advance(state: State, rng: random.Random, steps: Steps | None = None) -> tuple[State, list[Event]]:
-    """The automatic events from ``state`` on, and the state after them; each step is recorded in
-    ``steps`` (id(event) -> (event, state before, state after)) when given."""
+def advance(state: State, rng: random.Random) -> tuple[State, list[Event]]:
+    """The automatic events from ``state`` on, and the state after them."""
     out: list[Event] = []
     while True:
         events = _auto(state, rng)
         if not events:
             return state, out
         for event in events:
-            before, state = state, evolve(state, event)
+            state = evolve(state, event)
             out.append(event)
-            if steps is not None:
-                steps[id(event)] = (event, before, state)
 
 
 def _auto(state: State, rng: random.Random) -> list[Event]:

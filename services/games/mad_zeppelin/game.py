@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from services.games.base import Command, Event, Outcome
 from services.games.errors import BadOptions
-from services.games.mad_zeppelin import acting, decide, legal, memo, scoring, views
+from services.games.mad_zeppelin import acting, decide, legal, scoring, views
 from services.games.mad_zeppelin.data import (
     ALL_CARDS,
     JOURNEY,
@@ -19,7 +19,6 @@ from services.games.mad_zeppelin.data import (
 )
 from services.games.mad_zeppelin.evolve import evolve
 from services.games.mad_zeppelin.flow import advance
-from services.games.mad_zeppelin.memo import Steps, remember
 from services.games.mad_zeppelin.state import State
 
 NAME = "mad-zeppelin"
@@ -54,12 +53,10 @@ def setup(options: Mapping[str, Any], seats: int, rng: random.Random) -> list[Ev
     events.append(Event("HoldPrepared", {"removed": sorted(removed), "hold": hold, **counts},
                         visible_to=(), redacted=counts))
     state = State()
-    steps: Steps = {}
 
     def apply(event: Event) -> None:
         nonlocal state
-        before, state = state, evolve(state, event)
-        steps[id(event)] = (event, before, state)
+        state = evolve(state, event)
 
     for event in events:
         apply(event)
@@ -77,8 +74,7 @@ def setup(options: Mapping[str, Any], seats: int, rng: random.Random) -> list[Ev
         add(Event("CargoDrawn", {"seat": seat, "card": state.hold[0]}, visible_to=(seat,),
                   redacted={"seat": seat}))
     add(Event("TurnStarted", {"turn": 1, "leader": rng.randrange(seats)}))
-    events += advance(state, rng, steps)[1]
-    remember(steps)
+    events += advance(state, rng)[1]
     return events
 
 
@@ -99,7 +95,7 @@ class MadZeppelin:
         return decide.decide(state, command, rng)
 
     def evolve(self, state: State, event: Event) -> State:
-        return memo.evolve(state, event)
+        return evolve(state, event)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         return views.view(state, seat)
