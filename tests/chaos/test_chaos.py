@@ -18,8 +18,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.redis]
 def test_killed_workers_and_a_restarted_redis_lose_and_repeat_nothing() -> None:
     games = builtin_games()
     report = run_chaos(ChaosOptions(matches=max(6, len(games) * 2), workers=2, concurrency=3, kill_every_s=1.0,
-                                    restart_redis=True, restart_every_s=4.0, partitions=4, seed=7, timeout_s=20,
-                                    deadline_s=120))
+                                    restart_redis=True, restart_every_s=4.0, partitions=4, seed=7, timeout_s=30,
+                                    deadline_s=240))
     print(table(report))
     assert report.violations == 0, table(report)
     assert report.matches_finished == report.matches
