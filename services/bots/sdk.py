@@ -83,16 +83,20 @@ class SeatRunner:
                     continue
                 if attempt[0] != record.version:
                     attempt = (record.version, 0)
-                if self._answer(record, attempt[1]) == "rejected":
+                result = self._answer(record, attempt[1])
+                if result.status == "rejected":
                     attempt = (record.version, attempt[1] + 1)
                     if attempt[1] >= self.max_attempts:
                         raise RuntimeError(f"seat {self.seat}: {self.max_attempts} rejections at version {seen}")
-                    seen -= 1  # the view may not change after a rejection: decide again on it
+                    # Decide again on the view of the version the service judged by: the same view when the
+                    # rejection was the bot's mistake, a newer one when the match moved on (another seat
+                    # acted first in a phase where several may act); never on the stale view again.
+                    seen = max(result.version, record.version) - 1
             except ConnectionErrors as e:
                 self._recover(e)
                 seen = max(seen - 1, 0)  # answer the newest view again, with the same command id
 
-    def _answer(self, record: ViewRecord, attempt: int) -> str:
+    def _answer(self, record: ViewRecord, attempt: int) -> CommandResult:
         choice = self.bot.choose(record.view, record.legal)
         self.stats.decisions += 1
         result = self.client.call(self.match_id, self.seat, self.credential, choice["type"],
@@ -102,7 +106,7 @@ class SeatRunner:
         if result.status == "rejected":
             self.stats.rejected += 1
             log.info("bot command rejected", match_id=self.match_id, seat=self.seat, reason=result.reason)
-        return result.status
+        return result
 
     def _recover(self, error: BaseException) -> None:
         self.stats.reconnects += 1

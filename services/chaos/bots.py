@@ -16,12 +16,15 @@ from schemas.envelopes import CommandResult
 from services.bots.base import RandomBot
 from services.bots.sdk import ConnectionErrors, SeatRunner
 from services.games.errors import BadOptions
+from services.logs import get_logger
 from services.pipeline import lobby
 from services.pipeline.client import Client
 from services.pipeline.ports import Backend
 from services.pipeline.worker import hash_credential
 
 T = TypeVar("T")
+
+log = get_logger("chaos")
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +145,7 @@ def play(client: RecordingClient, game: str, seats: int, seed: int, match_id: st
         try:
             runner.run()
         except Exception as e:
+            log.error("chaos seat gave up", match_id=match_id, seat=runner.seat, error=repr(e), exc_info=True)
             errors.append(f"seat {runner.seat}: {e!r}")
 
     threads = [threading.Thread(target=seat_loop, args=(r,), name=f"{match_id}-{r.seat}") for r in runners]

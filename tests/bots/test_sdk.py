@@ -118,3 +118,34 @@ def test_play_seat_waits_until_every_seat_is_taken(service: MemoryBackend) -> No
     assert not first.is_alive()
     final = client.view(meta.match_id, "public")
     assert final is not None and final.view["finished"]
+
+
+class LaggingViews:
+    """A client whose seat view lags behind the match: the stale view (version 5) still offers a move that
+    the service, already at version 7 (another seat acted first), rejects."""
+
+    def __init__(self) -> None:
+        from schemas.envelopes import ViewRecord
+
+        self.asked: list[int] = []
+        self.stale = ViewRecord(match_id="m", key="0", version=5, view={"finished": False},
+                                legal=[{"type": "take", "body": {"n": 1}}])
+        self.final = ViewRecord(match_id="m", key="0", version=7, view={"finished": True})
+
+    def wait_view(self, match_id: str, key: Any, min_version: int = 0, timeout_s: float = 30.0) -> Any:
+        self.asked.append(min_version)
+        return self.stale if min_version <= 5 else self.final
+
+    def call(self, *args: Any, **kwargs: Any) -> Any:
+        from schemas.envelopes import CommandResult
+
+        return CommandResult(command_id=kwargs["command_id"], match_id="m", seat=0, status="rejected", version=7,
+                             code="not_your_turn", reason="it is not your turn")
+
+
+def test_after_a_rejection_the_bot_decides_on_the_view_the_service_judged_by() -> None:
+    client = LaggingViews()
+    runner = SeatRunner(client, "m", 0, "cred", RandomBot(0))  # type: ignore[arg-type]
+    final = runner.run()
+    assert final.version == 7 and runner.stats.rejected == 1
+    assert client.asked == [1, 7], "after the rejection it waits for version 7, not the stale view again"
