@@ -15,6 +15,23 @@ class Bot(Protocol):
         ...
 
 
+class ValueBot:
+    """A bot that scores every legal command (``values``) and sends the best, ties broken at random."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self._rng = random.Random(seed)
+
+    def choose(self, view: Mapping[str, Any], legal: Sequence[CommandDict]) -> CommandDict:
+        values = self.values(view, legal)
+        return legal[self.best(values)]
+
+    def best(self, values: Sequence[float]) -> int:
+        return max(range(len(values)), key=lambda i: (values[i], self._rng.random()))
+
+    def values(self, view: Mapping[str, Any], legal: Sequence[CommandDict]) -> list[float]:
+        raise NotImplementedError
+
+
 class RandomBot:
     """Chooses uniformly among the legal commands, from its own seeded generator."""
 

@@ -28,7 +28,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.bots.base import CommandDict
+from services.bots.base import CommandDict, ValueBot
 from services.bots.plugins import GamePlugin, register_plugin
 from services.games.base import Command, Outcome
 from services.games.mad_zeppelin.data import (
@@ -212,16 +212,8 @@ class Table:
         return (2.0 if fits else 0.5) + ABILITY_BASE[traitor]
 
 
-class Heuristic:
+class Heuristic(ValueBot):
     """Mad Zeppelin played by rules of thumb (see the module docstring). Sees only its own view."""
-
-    def __init__(self, seed: int = 0) -> None:
-        self._rng = random.Random(seed)
-
-    def choose(self, view: View, legal: Sequence[CommandDict]) -> CommandDict:
-        values = self.values(view, legal)
-        best = max(range(len(legal)), key=lambda i: (values[i], self._rng.random()))
-        return legal[best]
 
     def values(self, view: View, legal: Sequence[CommandDict]) -> list[float]:
         """How good each legal command looks (higher is better); ISMCTS uses it to prune its root."""

@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.bots.base import CommandDict
+from services.bots.base import CommandDict, ValueBot
 from services.bots.plugins import GamePlugin, register_plugin
 from services.games.base import Command, Outcome
 from services.games.modern_world.data import (
@@ -196,19 +196,15 @@ def _cmd(type_: str, **body: Any) -> CommandDict:
     return {"type": type_, "body": body}
 
 
-class Heuristic:
+class Heuristic(ValueBot):
     """Modern World played by rules of thumb (see the module docstring). Sees only its own view."""
-
-    def __init__(self, seed: int = 0) -> None:
-        self._rng = random.Random(seed)
 
     def choose(self, view: View, legal: Sequence[CommandDict]) -> CommandDict:
         table = Table(view)
         best = self.plan(table, legal)
         if best is not None:
             return best
-        values = self.values(view, legal, table)
-        return legal[max(range(len(legal)), key=lambda i: (values[i], self._rng.random()))]
+        return legal[self.best(self.values(view, legal, table))]
 
     # -- the command the heuristic wants (may be one the sampled legal list leaves out)
 

@@ -19,7 +19,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.bots.base import CommandDict
+from services.bots.base import CommandDict, ValueBot
 from services.bots.plugins import GamePlugin, register_plugin
 from services.games.base import Command, Outcome
 from services.games.moderne_zeiten.data import INDUSTRIES, N_INDUSTRIES, counts_of
@@ -137,16 +137,8 @@ class Table:
         return CARD_COST * mine - 0.5 * CARD_COST * theirs / max(self.n - 1, 1)
 
 
-class Heuristic:
+class Heuristic(ValueBot):
     """Moderne Zeiten played by rules of thumb (see the module docstring). Sees only its own view."""
-
-    def __init__(self, seed: int = 0) -> None:
-        self._rng = random.Random(seed)
-
-    def choose(self, view: View, legal: Sequence[CommandDict]) -> CommandDict:
-        values = self.values(view, legal)
-        best = max(range(len(legal)), key=lambda i: (values[i], self._rng.random()))
-        return legal[best]
 
     def values(self, view: View, legal: Sequence[CommandDict]) -> list[float]:
         """How good each legal command looks (higher is better); ISMCTS uses it to prune its root."""
