@@ -2,5 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
+from hypothesis import settings
+
 import tests.bots.nim_plugin  # (registers the test game's bot plug-in)
 import tests.pipeline.nim  # noqa: F401  (registers the test game)
+
+# CI runs the property tests derandomized, so a run is reproducible and a failure is never luck;
+# locally they explore new examples every run.
+settings.register_profile("ci", derandomize=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")

@@ -17,8 +17,8 @@ from typing import Any
 
 from schemas.envelopes import EventEnvelope
 from services.chat.adapter import ChatError, CommandDict, register_adapter
+from services.chat.games.natural import NaturalAdapter
 from services.chat.games.words import Problem, by_prefix, count_of, read_items, words
-from services.chat.generic import DefaultAdapter
 from services.games.mad_zeppelin import GAME
 from services.games.mad_zeppelin.data import CARGO_KINDS, COLOURS, CRATE_VALUE, NAME_OF, TRAITOR_KEYS
 from services.replay.boards.mad_zeppelin import (
@@ -99,7 +99,7 @@ def throw_word(card: str) -> str:
 
 
 @register_adapter(GAME.name)
-class MadZeppelinAdapter(DefaultAdapter):
+class MadZeppelinAdapter(NaturalAdapter):
     command_words = frozenset(VERBS)  # what starts a command (a chat bridge tells commands from talk by it)
     help_text = ("Commands: draft igor | colour 2 red | play captain | ability (with a Traitor, 'die 1' or 'seat 2' "
                  "when it needs one) | look unused / look seat 1 | reroll 2 | throw gold (with big crate) | throw "
@@ -252,19 +252,10 @@ class MadZeppelinAdapter(DefaultAdapter):
         return f"{text} (or any other: {'; '.join(notes)})" if notes else text
 
     # -- text in ---------------------------------------------------------------------------------
-    def parse(self, text: str, legal: Sequence[Mapping[str, Any]]) -> CommandDict | ChatError:
-        try:
-            return self._read(text, legal)
-        except (ValueError, KeyError, TypeError, IndexError) as e:  # never raise at a player; say what is legal
-            return ChatError(f"Cannot read that ({e}). {self.describe_legal(legal)}")
+    def tokens(self, text: str) -> list[str]:
+        return merged(words(text.replace("-", "_")))
 
-    def _read(self, text: str, legal: Sequence[Mapping[str, Any]]) -> CommandDict | ChatError:
-        help_ = self.describe_legal(legal)
-        tokens = merged(words(text.replace("-", "_")))
-        if not tokens:
-            return ChatError(f"Write a command. {help_}")
-        if not legal:
-            return ChatError("You have nothing to do right now (it is not your turn, or the match is over).")
+    def read(self, tokens: list[str], legal: Sequence[Mapping[str, Any]], help_: str) -> CommandDict | ChatError:
         types = {c["type"] for c in legal}
         first, rest = tokens[0], tokens[1:]
         verb = VERBS.get(first)

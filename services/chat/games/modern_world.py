@@ -16,8 +16,8 @@ from typing import Any
 
 from schemas.envelopes import EventEnvelope
 from services.chat.adapter import ChatError, CommandDict, register_adapter
-from services.chat.games.words import Item, Problem, by_prefix, count_of, read_items, words
-from services.chat.generic import DefaultAdapter
+from services.chat.games.natural import NaturalAdapter
+from services.chat.games.words import Item, Problem, by_prefix, count_of, read_items
 from services.games.modern_world import GAME
 from services.games.modern_world.data import (
     EVENT_INDEX,
@@ -120,7 +120,7 @@ def _trade_side(trade: Mapping[str, Any], key: str) -> str:
 
 
 @register_adapter(GAME.name)
-class ModernWorldAdapter(DefaultAdapter):
+class ModernWorldAdapter(NaturalAdapter):
     command_words = frozenset(VERBS)  # what starts a command (a chat bridge tells commands from talk by it)
     help_text = ("Commands: bid 3 | pass | buy 4 (or buy 4 a1 r3) | invest mining, finance | offer seat 1: mining "
                  "+ 2 money for 2 labor | accept 3 | decline 3 | build mining | discard culture | convert 9 money "
@@ -283,6 +283,10 @@ class ModernWorldAdapter(DefaultAdapter):
                 parts += [self.format_command(c) for c in commands[:LISTED]]
                 if len(commands) > LISTED:
                     notes.append(f"build {', '.join(c['body']['card'] for c in commands[LISTED:])}")
+            elif type_ in ("accept_trade", "decline_trade") and len(commands) > 2:
+                verb, ids = type_.split("_")[0], [str(c["body"]["id"]) for c in commands]
+                parts.append(f"{verb} {ids[0]}")
+                notes.append(f"{verb} {', '.join(ids[1:])}")
             elif type_ not in ("bid", "buy"):
                 parts += [self.format_command(c) for c in commands]
             if type_ == "discard":
@@ -293,19 +297,7 @@ class ModernWorldAdapter(DefaultAdapter):
         return f"{text} (or any other: {'; '.join(notes)})" if notes else text
 
     # -- text in ---------------------------------------------------------------------------------
-    def parse(self, text: str, legal: Sequence[Mapping[str, Any]]) -> CommandDict | ChatError:
-        try:
-            return self._read(text, legal)
-        except (ValueError, KeyError, TypeError, IndexError) as e:  # never raise at a player; say what is legal
-            return ChatError(f"Cannot read that ({e}). {self.describe_legal(legal)}")
-
-    def _read(self, text: str, legal: Sequence[Mapping[str, Any]]) -> CommandDict | ChatError:
-        help_ = self.describe_legal(legal)
-        tokens = words(text)
-        if not tokens:
-            return ChatError(f"Write a command. {help_}")
-        if not legal:
-            return ChatError("You have nothing to do right now (it is not your turn, or the match is over).")
+    def read(self, tokens: list[str], legal: Sequence[Mapping[str, Any]], help_: str) -> CommandDict | ChatError:
         types = {c["type"] for c in legal}
         first, rest = tokens[0], tokens[1:]
         verb = VERBS.get(first)

@@ -15,7 +15,7 @@ from typing import Any
 
 from schemas.envelopes import EventEnvelope
 from services.chat.adapter import ChatError, CommandDict, register_adapter
-from services.chat.generic import DefaultAdapter
+from services.chat.games.natural import NaturalAdapter
 from services.games.moderne_zeiten.data import INDUSTRIES
 from services.games.moderne_zeiten.setup import GAME_NAME
 from services.replay.boards.moderne_zeiten import (
@@ -98,7 +98,7 @@ def _count(digits: str) -> int | None:
 
 
 @register_adapter(GAME_NAME)
-class ModerneZeitenAdapter(DefaultAdapter):
+class ModerneZeitenAdapter(NaturalAdapter):
     command_words = frozenset(VERBS)  # what starts a command (a chat bridge tells commands from talk by it)
 
     # -- text out --------------------------------------------------------------------------------
@@ -195,19 +195,7 @@ class ModerneZeitenAdapter(DefaultAdapter):
         return text
 
     # -- text in ---------------------------------------------------------------------------------
-    def parse(self, text: str, legal: Sequence[Mapping[str, Any]]) -> CommandDict | ChatError:
-        try:
-            return self._read(text, legal)
-        except (ValueError, KeyError, TypeError) as e:  # never raise at a player; say what is legal
-            return ChatError(f"Cannot read that ({e}). {self.describe_legal(legal)}")
-
-    def _read(self, text: str, legal: Sequence[Mapping[str, Any]]) -> CommandDict | ChatError:
-        help_ = self.describe_legal(legal)
-        tokens = words(text)
-        if not tokens:
-            return ChatError(f"Write a command. {help_}")
-        if not legal:
-            return ChatError("You have nothing to do right now (it is not your turn, or the match is over).")
+    def read(self, tokens: list[str], legal: Sequence[Mapping[str, Any]], help_: str) -> CommandDict | ChatError:
         types = {c["type"] for c in legal}
         first, rest = tokens[0], tokens[1:]
         verb = VERBS.get(first)
