@@ -7,7 +7,6 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -57,10 +56,17 @@ class RecordingClient(Client):
         super().__init__(backend, poll_ms=poll_ms)
         self.ledger = ledger
 
+    def send(self, match_id: str, seat: int, credential: str | None, type: str, body: Mapping[str, Any],
+             command_id: str | None = None, expected_version: int | None = None) -> str:
+        """Publish, and note the command as sent once the service has taken it (XADD answered): from then
+        on it owes a result. A publish that failed with the connection was never acknowledged; the bot
+        decides again (with the same command id while the view has not moved on)."""
+        command_id = super().send(match_id, seat, credential, type, body, command_id, expected_version)
+        self.ledger.note_sent(command_id, match_id)
+        return command_id
+
     def call(self, match_id: str, seat: int, credential: str | None, type: str, body: Mapping[str, Any],
              timeout_s: float = 30.0, command_id: str | None = None) -> CommandResult:
-        command_id = command_id or uuid.uuid4().hex
-        self.ledger.note_sent(command_id, match_id)
         result = super().call(match_id, seat, credential, type, body, timeout_s, command_id)
         self.ledger.note_received(result)
         return result

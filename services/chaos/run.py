@@ -154,6 +154,7 @@ def _run(opts: ChaosOptions, base: Settings, tmp: Path, server: OwnRedis | None,
             restarter.stop()
     seconds = time.monotonic() - started
     try:
+        _await_results(backend, dict(ledger.sent), opts.timeout_s)
         _await_projector(backend, [r.match_id for r in runs], opts.timeout_s)
         crashed = len(fleet.crashed())
     finally:
@@ -171,6 +172,20 @@ def _run(opts: ChaosOptions, base: Settings, tmp: Path, server: OwnRedis | None,
                        redis_restarts=server.restarts if server else 0, services_crashed=crashed,
                        seconds=seconds, findings=findings,
                        errors=[f"{r.match_id}: {r.error}" for r in runs if r.error])
+
+
+def _await_results(backend: RedisBackend, sent: dict[str, str], timeout_s: float) -> None:
+    """Until every command the service took (XADD answered) has a recorded result, or the time is up: a
+    command still pending with a killed worker is claimed by another only after the claim timeout, which
+    can be after its match ended (the check then reports what is still missing as lost)."""
+    deadline = time.monotonic() + timeout_s
+    waiting = dict(sent)
+    while waiting and time.monotonic() < deadline:
+        for command_id, match_id in list(waiting.items()):
+            if retrying(partial(backend.store.result, match_id, command_id)) is not None:
+                del waiting[command_id]
+        if waiting:
+            time.sleep(0.1)
 
 
 def _await_projector(backend: RedisBackend, match_ids: list[str], timeout_s: float) -> None:
