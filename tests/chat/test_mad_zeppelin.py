@@ -4,7 +4,6 @@ and the board and events read as short text that never names another seat's hidd
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from hypothesis import given, settings
@@ -14,37 +13,24 @@ from schemas.envelopes import EventEnvelope
 from services.chat.adapter import ChatError, get_adapter
 from services.chat.games.mad_zeppelin import MadZeppelinAdapter, cargo_of, traitor_of
 from services.chat.games.words import Problem
-from services.games.base import Command, Event, replay
+from services.games.base import Command, Event
 from services.games.mad_zeppelin import GAME
 from services.games.mad_zeppelin.data import COLOUR_OF, TRAITOR_KEYS
 from services.games.mad_zeppelin.state import State
 from services.games.rng import derive_rng
 from services.replay.render import render_board
+from tests.chat import chat_helpers
 
 MZ = get_adapter("mad-zeppelin")
 MODES = st.sampled_from(["run", "long_haul"])
 
 
 def playout(seed: int, seats: int, mode: str, steps: int) -> list[tuple[State, list[Event]]]:
-    """States of a random match (each with the events that led to it), up to ``steps`` commands."""
-    events = GAME.setup({"mode": mode}, seats, derive_rng(seed, 0))
-    state = replay(GAME, events)
-    out = [(state, events)]
-    pick = random.Random(seed)
-    for step in range(steps):
-        acting = sorted(GAME.to_act(state))
-        if not acting:
-            break
-        command = pick.choice(GAME.legal_commands(state, acting[0]))
-        events = GAME.decide(state, command, derive_rng(seed, step + 1))
-        for event in events:
-            state = GAME.evolve(state, event)
-        out.append((state, events))
-    return out
+    return chat_helpers.playout(GAME, seed, seats, {"mode": mode}, steps)
 
 
 def legal_of(state: State, seat: int) -> list[dict[str, Any]]:
-    return [{"type": c.type, "body": c.body} for c in GAME.legal_commands(state, seat)]
+    return chat_helpers.legal_of(GAME, state, seat)
 
 
 def options_in(help_: str) -> list[str]:
@@ -121,15 +107,11 @@ ARRANGE = [cmd("arrange_hold", order=list(p)) for p in ((0, 1, 2), (0, 2, 1), (1
 
 
 def ok(text: str, legal: list[dict[str, Any]]) -> Any:
-    parsed = MZ.parse(text, legal)
-    assert not isinstance(parsed, ChatError), parsed
-    return parsed
+    return chat_helpers.parsed_ok(MZ, text, legal)
 
 
 def reply(text: str, legal: list[dict[str, Any]]) -> str:
-    parsed = MZ.parse(text, legal)
-    assert isinstance(parsed, ChatError), parsed
-    return parsed.message
+    return chat_helpers.parsed_reply(MZ, text, legal)
 
 
 def test_natural_forms() -> None:

@@ -15,38 +15,31 @@ from schemas.envelopes import EventEnvelope
 from services.chat.adapter import ChatError, get_adapter
 from services.chat.games.modern_world import ModernWorldAdapter, card_of, token_of
 from services.chat.games.words import Problem, read_items
-from services.games.base import Command, Event, replay
+from services.games.base import Command, Event, Game
 from services.games.errors import IllegalMove
 from services.games.modern_world import GAME
 from services.games.modern_world.state import State
 from services.games.rng import derive_rng
 from services.replay.render import render_board
+from tests.chat import chat_helpers
 
 MW = get_adapter("modern-world")
 
 
+def buying_cheap(game: Game[Any], state: State, acting: list[int], pick: random.Random) -> Command:
+    """A random seat's random command, but half the time a cheap card when one can be bought: matches end
+    sooner."""
+    legal = game.legal_commands(state, pick.choice(acting))
+    cheap = [c for c in legal if c.type == "buy" and c.body["position"] <= 2]
+    return pick.choice(cheap if cheap and pick.random() < 0.5 else legal)
+
+
 def playout(seed: int, seats: int, options: dict[str, bool], steps: int) -> list[tuple[State, list[Event]]]:
-    """States of a random match (each with the events that led to it), up to ``steps`` commands."""
-    events = GAME.setup(options, seats, derive_rng(seed, 0))
-    state = replay(GAME, events)
-    out = [(state, events)]
-    pick = random.Random(seed)
-    for step in range(steps):
-        acting = sorted(GAME.to_act(state))
-        if not acting:
-            break
-        legal = GAME.legal_commands(state, pick.choice(acting))
-        cheap = [c for c in legal if c.type == "buy" and c.body["position"] <= 2]
-        command = pick.choice(cheap if cheap and pick.random() < 0.5 else legal)
-        events = GAME.decide(state, command, derive_rng(seed, step + 1))
-        for event in events:
-            state = GAME.evolve(state, event)
-        out.append((state, events))
-    return out
+    return chat_helpers.playout(GAME, seed, seats, options, steps, buying_cheap)
 
 
 def legal_of(state: State, seat: int) -> list[dict[str, Any]]:
-    return [{"type": c.type, "body": c.body} for c in GAME.legal_commands(state, seat)]
+    return chat_helpers.legal_of(GAME, state, seat)
 
 
 def options_in(help_: str) -> list[str]:
@@ -128,15 +121,11 @@ NATIONS = [{"type": "pick_nation", "body": {"nation": n}} for n in ("Japan", "US
 
 
 def ok(text: str, legal: list[dict[str, Any]]) -> Any:
-    parsed = MW.parse(text, legal)
-    assert not isinstance(parsed, ChatError), parsed
-    return parsed
+    return chat_helpers.parsed_ok(MW, text, legal)
 
 
 def reply(text: str, legal: list[dict[str, Any]]) -> str:
-    parsed = MW.parse(text, legal)
-    assert isinstance(parsed, ChatError), parsed
-    return parsed.message
+    return chat_helpers.parsed_reply(MW, text, legal)
 
 
 def test_natural_forms() -> None:

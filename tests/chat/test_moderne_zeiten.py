@@ -4,7 +4,6 @@ and events read as short text."""
 
 from __future__ import annotations
 
-import random
 import re
 from typing import Any
 
@@ -14,35 +13,22 @@ from hypothesis import strategies as st
 from schemas.envelopes import EventEnvelope
 from services.chat.adapter import ChatError, get_adapter
 from services.chat.games.moderne_zeiten import ModerneZeitenAdapter, industry_of, read_cards
-from services.games.base import Event, replay
+from services.games.base import Event
 from services.games.moderne_zeiten import GAME, State
 from services.games.rng import derive_rng
 from services.replay.render import render_board
+from tests.chat import chat_helpers
 
 MZ = get_adapter("moderne-zeiten")
 BOOLS = st.booleans()
 
 
 def playout(seed: int, seats: int, options: dict[str, bool], steps: int) -> list[tuple[State, list[Event]]]:
-    """States of a random match (each with the events that led to it), up to ``steps`` commands."""
-    events = GAME.setup(options, seats, derive_rng(seed, 0))
-    state = replay(GAME, events)
-    out = [(state, events)]
-    pick = random.Random(seed)
-    for step in range(steps):
-        acting = sorted(GAME.to_act(state))
-        if not acting:
-            break
-        command = pick.choice(GAME.legal_commands(state, acting[0]))
-        events = GAME.decide(state, command, derive_rng(seed, step + 1))
-        for event in events:
-            state = GAME.evolve(state, event)
-        out.append((state, events))
-    return out
+    return chat_helpers.playout(GAME, seed, seats, options, steps)
 
 
 def legal_of(state: State, seat: int) -> list[dict[str, Any]]:
-    return [{"type": c.type, "body": c.body} for c in GAME.legal_commands(state, seat)]
+    return chat_helpers.legal_of(GAME, state, seat)
 
 
 def options_in(help_: str) -> list[str]:
