@@ -12,23 +12,13 @@ from services.bots.base import RandomBot
 from services.bots.sdk import SeatRunner
 from services.pipeline.client import Client
 from services.pipeline.memory import MemoryBackend
-from services.pipeline.projector import Projector
-from services.pipeline.worker import Worker, WorkerSettings
+from tests.pipeline.threaded import running_service
 
 
 @pytest.fixture
 def service() -> Iterator[MemoryBackend]:
-    backend = MemoryBackend(partitions=2)
-    worker = Worker(backend.bus, backend.store, "w", WorkerSettings(block_ms=20))
-    projector = Projector(backend.store, backend.views, "p", block_ms=20)
-    threads = [threading.Thread(target=worker.run, daemon=True), threading.Thread(target=projector.run, daemon=True)]
-    for t in threads:
-        t.start()
-    yield backend
-    worker.stop()
-    projector.stop()
-    for t in threads:
-        t.join(5)
+    with running_service() as backend:
+        yield backend
 
 
 def _play(client: Client, runners_for: Any) -> tuple[str, list[SeatRunner]]:

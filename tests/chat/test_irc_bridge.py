@@ -16,10 +16,9 @@ from services.chat.irc.bridge import BridgeSettings, IrcBridge
 from services.games import get_game
 from services.pipeline.client import Client
 from services.pipeline.memory import MemoryBackend
-from services.pipeline.projector import Projector
 from services.pipeline.states import to_event
-from services.pipeline.worker import Worker, WorkerSettings
 from tests.chat.ircd import IrcPlayer, choose, miniircd
+from tests.pipeline.threaded import running_service
 
 BRIDGE = "airship"
 
@@ -32,17 +31,8 @@ def irc_port() -> Iterator[int]:
 
 @pytest.fixture
 def service() -> Iterator[MemoryBackend]:
-    backend = MemoryBackend(partitions=2)
-    worker = Worker(backend.bus, backend.store, "w", WorkerSettings(block_ms=20))
-    projector = Projector(backend.store, backend.views, "p", block_ms=20)
-    threads = [threading.Thread(target=worker.run, daemon=True), threading.Thread(target=projector.run, daemon=True)]
-    for t in threads:
-        t.start()
-    yield backend
-    worker.stop()
-    projector.stop()
-    for t in threads:
-        t.join(5)
+    with running_service() as backend:
+        yield backend
 
 
 @pytest.fixture

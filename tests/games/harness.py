@@ -95,3 +95,17 @@ def random_playout(
     outcome = game.outcome(state)
     assert outcome is not None
     return state, log, outcome
+
+
+def assert_resample_plays_on(game: Game[Any], sampled: Any, state: Any, seat: int) -> None:
+    """A state resampled from ``seat``'s view plays on like the true one: the same seats act, each has
+    legal commands and ``decide`` accepts every one, and ``seat``'s own choices are exactly the true ones
+    (what a seat may do depends only on what it sees)."""
+    assert game.to_act(sampled) == game.to_act(state)
+    for acting in game.to_act(sampled):
+        legal = game.legal_commands(sampled, acting)
+        assert legal
+        if acting == seat:
+            assert legal == game.legal_commands(state, seat)
+        for command in legal:
+            game.decide(sampled, command, random.Random(0))  # accepted: no Rejected

@@ -10,7 +10,7 @@ from services.games import get_game
 from services.games.moderne_zeiten import State
 from services.games.moderne_zeiten.data import CARDS_PER_INDUSTRY, N_INDUSTRIES
 from services.games.moderne_zeiten.resample import resample
-from tests.games.harness import start
+from tests.games.harness import assert_resample_plays_on, start
 
 GAME = get_game("moderne-zeiten")
 
@@ -48,14 +48,7 @@ def test_the_resampled_state_shows_the_seat_exactly_its_view_and_plays_on(seats:
                 sampled = resample(view, seat, rng)
                 assert GAME.view(sampled, seat) == view
                 assert card_totals(sampled) == [CARDS_PER_INDUSTRY] * N_INDUSTRIES
-                assert GAME.to_act(sampled) == GAME.to_act(state)
-                for acting in GAME.to_act(sampled):
-                    legal = GAME.legal_commands(sampled, acting)
-                    assert legal
-                    if acting == seat:  # what the seat may do depends only on what it sees
-                        assert legal == GAME.legal_commands(state, seat)
-                    for command in legal:
-                        GAME.decide(sampled, command, random.Random(0))  # accepted: no Rejected
+                assert_resample_plays_on(GAME, sampled, state, seat)
                 checked += 1
     assert checked > 100
 
