@@ -15,7 +15,8 @@ class Envelope(BaseModel):
 
 
 class CommandEnvelope(Envelope):
-    """A player's command as published on ``{p}:commands``."""
+    """A player's command as published on ``{p}:commands`` by the gateway (or an embedded trusted client),
+    which authenticated the seat: the envelope carries no credential."""
 
     command_id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$",
                             description="Unique per command; a re-sent command id is applied at most once.")
@@ -23,8 +24,6 @@ class CommandEnvelope(Envelope):
     seat: int = Field(ge=0, le=15)
     type: str = Field(min_length=1, max_length=40, description="The game's command type, e.g. 'bid'.")
     body: dict[str, Any] = Field(default_factory=dict)
-    credential: str | None = Field(default=None, max_length=128,
-                                   description="The seat credential from joining; never stored in clear.")
     expected_version: int | None = Field(
         default=None, ge=0, description="If set, reject unless the match is at exactly this version."
     )
@@ -91,8 +90,9 @@ class MatchMeta(Envelope):
     game: str
     seats: int
     options: dict[str, Any] = Field(default_factory=dict)
-    seed: int
+    seed: int | None = Field(default=None, description="The secret seed; stored apart, read by workers only.")
     status: Literal["open", "running", "finished"] = "running"
+    reveal_log: bool = Field(default=True, description="Once finished, the whole log is public.")
     credential_hashes: dict[int, str] = Field(default_factory=dict,
                                               description="seat -> sha256 of its credential")
 

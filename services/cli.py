@@ -9,12 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from services import cli_bots, cli_chat, cli_ops, cli_redis, cli_tools
+from services import cli_bots, cli_chat, cli_gateway, cli_ops, cli_redis, cli_tools
 from services.games import GAMES
 from services.games.errors import Rejected
 
 # Modules adding subcommands: each has ``add_parsers(sub)`` and ``COMMANDS`` (name -> handler).
-EXTENSIONS = (cli_redis, cli_tools, cli_chat, cli_bots, cli_ops)
+EXTENSIONS = (cli_redis, cli_tools, cli_chat, cli_bots, cli_ops, cli_gateway)
 
 
 def _parse_option(text: str) -> tuple[str, Any]:

@@ -24,3 +24,13 @@ def serve(port: int) -> None:
     """Expose /metrics on ``port`` (0 disables)."""
     if port:
         start_http_server(port)
+
+GATEWAY_REQUESTS = Counter("airship_gateway_requests_total", "HTTP requests answered, by route and status",
+                           ["route", "status"])
+GATEWAY_REQUEST_SECONDS = Histogram("airship_gateway_request_seconds", "HTTP request time by route", ["route"],
+                                    buckets=LATENCY_BUCKETS)
+GATEWAY_COMMANDS = Counter("airship_gateway_commands_total", "Commands published by the gateway")
+GATEWAY_AUTH_FAILURES = Counter("airship_gateway_auth_failures_total", "Requests with a wrong seat token")
+GATEWAY_RATE_LIMITED = Counter("airship_gateway_rate_limited_total", "Requests refused by a rate limit")
+GATEWAY_SOCKETS = Gauge("airship_gateway_websockets", "Open WebSocket connections")
+GATEWAY_HUBS = Gauge("airship_gateway_hubs", "Matches watched by this gateway (one reader each)")

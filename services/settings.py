@@ -16,6 +16,11 @@
 ``AIRSHIP_UPDATES_MAXLEN``     approximate length a match's view-announcement stream is trimmed to
 ``AIRSHIP_RESULTS_TTL_S``      a finished match's results stream expires this long after the end
 ``AIRSHIP_GAME_MODULES``       comma-separated modules to import at start (games outside the registry)
+``AIRSHIP_GATEWAY_MAX_BODY``   gateway: largest request body or WebSocket message, in bytes
+``AIRSHIP_GATEWAY_TOKEN_RPS``  gateway: requests per second per seat token (bursts of 4 s worth)
+``AIRSHIP_GATEWAY_ADDR_RPS``   gateway: requests per second per client address (bursts of 4 s worth)
+``AIRSHIP_GATEWAY_SOCKETS``    gateway: open WebSockets per seat token
+``AIRSHIP_GATEWAY_TRUST_PROXY`` gateway: 1 to take the client address from X-Forwarded-For
 =============================  =====================================================================
 """
 
@@ -47,6 +52,11 @@ _ENV = {
     "updates_maxlen": "AIRSHIP_UPDATES_MAXLEN",
     "results_ttl_s": "AIRSHIP_RESULTS_TTL_S",
     "game_modules": "AIRSHIP_GAME_MODULES",
+    "gateway_max_body": "AIRSHIP_GATEWAY_MAX_BODY",
+    "gateway_token_rps": "AIRSHIP_GATEWAY_TOKEN_RPS",
+    "gateway_addr_rps": "AIRSHIP_GATEWAY_ADDR_RPS",
+    "gateway_sockets": "AIRSHIP_GATEWAY_SOCKETS",
+    "gateway_trust_proxy": "AIRSHIP_GATEWAY_TRUST_PROXY",
 }
 
 
@@ -72,6 +82,11 @@ class Settings:
     updates_maxlen: int = 1_000
     results_ttl_s: int = 86_400
     game_modules: str = ""
+    gateway_max_body: int = 65_536
+    gateway_token_rps: float = 50.0
+    gateway_addr_rps: float = 200.0
+    gateway_sockets: int = 4
+    gateway_trust_proxy: int = 0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

@@ -17,9 +17,9 @@ from services.bots.sdk import ConnectionErrors, SeatRunner
 from services.games.errors import BadOptions
 from services.logs import get_logger
 from services.pipeline import lobby
+from services.pipeline.auth import hash_credential
 from services.pipeline.client import Client
 from services.pipeline.ports import Backend
-from services.pipeline.worker import hash_credential
 
 T = TypeVar("T")
 

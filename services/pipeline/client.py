@@ -15,7 +15,10 @@ from typing import Any
 
 from schemas.codec import pack
 from schemas.envelopes import CommandEnvelope, CommandResult, MatchMeta, ViewRecord
+from schemas.gateway import LogAnswer, MatchSummary
+from services.games.errors import BadOptions, Rejected, Unauthorized
 from services.pipeline import lobby
+from services.pipeline.auth import seat_authorized
 from services.pipeline.ports import Backend
 
 Pump = Callable[[], None]
@@ -48,12 +51,37 @@ class Client:
     def matches(self, status: str | None = None) -> list[MatchMeta]:
         return self.backend.store.list_matches(status)
 
+    def match(self, match_id: str) -> MatchSummary:
+        """The match's summary as the gateway gives it (status, free seats, version); raises
+        :class:`~services.games.errors.BadOptions` for an unknown match."""
+        meta = self.backend.store.meta(match_id)
+        if meta is None:
+            raise BadOptions(f"no match '{match_id}'")
+        return MatchSummary(match_id=meta.match_id, game=meta.game, seats=meta.seats,
+                            seats_free=[s for s in range(meta.seats) if s not in meta.credential_hashes],
+                            status=meta.status, options=meta.options, version=self.backend.store.version(match_id))
+
+    def log(self, match_id: str, token: str | None = None, after_version: int = 0) -> LogAnswer:
+        """The events after ``after_version``, whole (this client is trusted; ``token`` is not needed, and
+        callers show each event as their seat may see it)."""
+        meta = self.backend.store.meta(match_id)
+        if meta is None:
+            raise BadOptions(f"no match '{match_id}'")
+        return LogAnswer(match_id=match_id, game=meta.game, perspective="full",
+                         events=self.backend.store.read_log(match_id, after=after_version))
+
     # -- commands --------------------------------------------------------------------------------
     def send(self, match_id: str, seat: int, credential: str | None, type: str, body: Mapping[str, Any],
              command_id: str | None = None, expected_version: int | None = None) -> str:
+        """Check the seat credential here (this client is trusted: it writes the command stream itself, as
+        the gateway does) and publish the envelope, which carries no credential. Raises
+        :class:`~services.games.errors.Unauthorized` for a wrong credential; nothing is published then."""
+        meta = self.backend.store.meta(match_id)
+        if meta is None or not seat_authorized(meta, seat, credential):
+            raise Unauthorized("wrong or missing seat credential")
         command_id = command_id or uuid.uuid4().hex
         envelope = CommandEnvelope(command_id=command_id, match_id=match_id, seat=seat, type=type,
-                                   body=dict(body), credential=credential, expected_version=expected_version)
+                                   body=dict(body), expected_version=expected_version)
         self.backend.bus.publish(match_id, pack(envelope))
         return command_id
 
@@ -90,15 +118,20 @@ class Client:
              timeout_s: float = 30.0, command_id: str | None = None) -> CommandResult:
         """Send a command and wait for its result."""
         position = self.backend.store.results_end(match_id)
-        command_id = self.send(match_id, seat, credential, type, body, command_id)
+        try:
+            command_id = self.send(match_id, seat, credential, type, body, command_id)
+        except Rejected as err:
+            return CommandResult(command_id=command_id or "-", match_id=match_id, seat=seat, status="rejected",
+                                 version=self.backend.store.version(match_id), code=err.code, reason=err.reason)
         return self.wait_result(match_id, command_id, timeout_s, after=position)
 
     # -- views -----------------------------------------------------------------------------------
-    def view(self, match_id: str, key: str | int = "public") -> ViewRecord | None:
+    def view(self, match_id: str, key: str | int = "public", token: str | None = None) -> ViewRecord | None:
+        """The view record (``token``: accepted as on the gateway client; this trusted client needs none)."""
         return self.backend.views.get_view(match_id, str(key))
 
     def wait_view(self, match_id: str, key: str | int = "public", min_version: int = 0,
-                  timeout_s: float = 30.0) -> ViewRecord:
+                  timeout_s: float = 30.0, token: str | None = None) -> ViewRecord:
         """The view once it reflects at least ``min_version``."""
         deadline = time.monotonic() + timeout_s
         position: str | None = None
@@ -117,7 +150,7 @@ class Client:
                 position = updates[-1][0] if updates else position
 
     def subscribe(self, match_id: str, key: str | int = "public", after_version: int = 0,
-                  timeout_s: float | None = None) -> Iterator[ViewRecord]:
+                  timeout_s: float | None = None, token: str | None = None) -> Iterator[ViewRecord]:
         """Every new version of a view after ``after_version``, in order, each once; stops at the match end
         (after yielding the final view) or when nothing arrives within ``timeout_s``."""
         seen = after_version

@@ -55,6 +55,14 @@ class Keys:
     def meta(self, match_id: str) -> str:
         return self.match(match_id, "meta")
 
+    def secret(self, match_id: str) -> str:
+        """The match seed: readable by workers (and admin tools) only; the gateway may write it once."""
+        return self.match(match_id, "secret")
+
+    def sent(self, match_id: str) -> str:
+        """Hash command id -> 1: the commands the gateway published, so it can tell 'pending' from 'unknown'."""
+        return self.match(match_id, "sent")
+
     def seen(self, match_id: str) -> str:
         """Hash command id -> packed result: the at-most-once record."""
         return self.match(match_id, "seen")

@@ -11,9 +11,9 @@ from schemas.envelopes import MatchMeta
 from services.games import get_game
 from services.games.errors import BadOptions
 from services.games.rng import derive_rng
+from services.pipeline.auth import hash_credential, new_token
 from services.pipeline.ports import EventStore
 from services.pipeline.states import to_envelope
-from services.pipeline.worker import hash_credential
 
 
 def create_match(
@@ -23,6 +23,7 @@ def create_match(
     options: Mapping[str, Any] | None = None,
     seed: int | None = None,
     match_id: str | None = None,
+    reveal_log: bool = True,
 ) -> MatchMeta:
     """Set the match up (its first events are written now) and open its seats for joining."""
     game = get_game(game_name)
@@ -30,7 +31,8 @@ def create_match(
     match_id = match_id or uuid.uuid4().hex[:16]
     events = game.setup(dict(options or {}), seats, derive_rng(seed, 0))
     started = events[0].body.get("options", {}) if events else {}
-    meta = MatchMeta(match_id=match_id, game=game_name, seats=seats, options=started, seed=seed, status="open")
+    meta = MatchMeta(match_id=match_id, game=game_name, seats=seats, options=started, seed=seed, status="open",
+                     reveal_log=reveal_log)
     envelopes = [to_envelope(match_id, i + 1, e) for i, e in enumerate(events)]
     if not store.create_match(meta, envelopes):
         raise BadOptions(f"match id '{match_id}' is taken")
@@ -44,7 +46,7 @@ def join(store: EventStore, match_id: str, seat: int | None = None) -> tuple[int
         raise BadOptions(f"no match '{match_id}'")
     candidates = [seat] if seat is not None else [s for s in range(meta.seats) if s not in meta.credential_hashes]
     for candidate in candidates:
-        credential = secrets.token_hex(24)
+        credential = new_token(candidate)
         if store.claim_seat(match_id, candidate, hash_credential(credential)) is not None:
             return candidate, credential
     raise BadOptions(f"seat {seat} of match '{match_id}' is taken" if seat is not None else "the match is full")

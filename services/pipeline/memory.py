@@ -149,6 +149,11 @@ class MemoryStore(_Blocking):
             match = self._get(match_id)
             return match.meta if match else None
 
+    def seed(self, match_id: str) -> int | None:
+        with self._cond:
+            match = self._get(match_id)
+            return match.meta.seed if match else None
+
     def claim_seat(self, match_id: str, seat: int, credential_hash: str) -> MatchMeta | None:
         with self._cond:
             match = self._get(match_id)

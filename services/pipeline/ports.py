@@ -84,7 +84,13 @@ class EventStore(Protocol):
         """Store a new match with its set-up events (versions 1..k). False if the id is taken."""
         ...
 
-    def meta(self, match_id: str) -> MatchMeta | None: ...
+    def meta(self, match_id: str) -> MatchMeta | None:
+        """The match's metadata; on Redis without the seed, which is kept apart for workers."""
+        ...
+
+    def seed(self, match_id: str) -> int | None:
+        """The match's secret seed (workers and admin tools only)."""
+        ...
 
     def claim_seat(self, match_id: str, seat: int, credential_hash: str) -> MatchMeta | None:
         """Give a free seat its credential hash; the match runs once every seat is taken.

@@ -78,9 +78,9 @@ def expire_prefix(r: redis.Redis, prefix: str, seconds: int) -> None:
 
 
 def _meta_fields(meta: MatchMeta, created_ms: int) -> list[Any]:
-    fields: dict[str, Any] = {"match_id": meta.match_id, "game": meta.game, "seats": meta.seats, "seed": meta.seed,
+    fields: dict[str, Any] = {"match_id": meta.match_id, "game": meta.game, "seats": meta.seats,
                               "status": meta.status, "options": pack_obj(meta.options), "created": created_ms,
-                              "joined": len(meta.credential_hashes)}
+                              "joined": len(meta.credential_hashes), "reveal_log": int(meta.reveal_log)}
     fields.update({f"cred:{seat}": h for seat, h in meta.credential_hashes.items()})
     return [x for pair in fields.items() for x in pair]
 
@@ -89,8 +89,8 @@ def _meta_from(reply: object) -> MatchMeta:
     h = cast(dict[bytes, bytes], reply)
     creds = {int(k[5:]): v.decode() for k, v in h.items() if k.startswith(b"cred:")}
     return MatchMeta(match_id=h[b"match_id"].decode(), game=h[b"game"].decode(), seats=int(h[b"seats"]),
-                     seed=int(h[b"seed"]), status=h[b"status"].decode(),
-                     options=unpack_obj(h[b"options"]), credential_hashes=creds)
+                     status=h[b"status"].decode(), options=unpack_obj(h[b"options"]), credential_hashes=creds,
+                     reveal_log=h.get(b"reveal_log", b"1") != b"0")
 
 
 class RedisStore:
@@ -120,13 +120,20 @@ class RedisStore:
         k, mid = self._keys, meta.match_id
         created_ms = int(time.time() * 1000)
         fields = _meta_fields(meta, created_ms)
-        keys = [k.meta(mid), k.log(mid), k.feed(k.partition(mid)), k.match_matches(mid, meta.status)]
-        args = [self._settings.feed_maxlen, mid, created_ms, len(fields), *fields, *(pack(e) for e in events)]
+        keys = [k.meta(mid), k.log(mid), k.feed(k.partition(mid)), k.match_matches(mid, meta.status), k.secret(mid)]
+        seed = "" if meta.seed is None else meta.seed
+        args = [self._settings.feed_maxlen, mid, created_ms, seed, len(fields), *fields, *(pack(e) for e in events)]
         return bool(self._create(keys=keys, args=args))
 
     def meta(self, match_id: str) -> MatchMeta | None:
+        """The metadata without the seed (see :meth:`seed`)."""
         h = self._r.hgetall(self._keys.meta(match_id))
         return _meta_from(h) if h else None
+
+    def seed(self, match_id: str) -> int | None:
+        """The match's secret seed (workers and admin tools only)."""
+        raw = self._r.get(self._keys.secret(match_id))
+        return int(raw) if raw else None
 
     def claim_seat(self, match_id: str, seat: int, credential_hash: str) -> MatchMeta | None:
         keys = [self._keys.meta(match_id), *(self._keys.match_matches(match_id, s) for s in STATUSES)]
@@ -163,7 +170,7 @@ class RedisStore:
         k, s = self._keys, self._settings
         keys = [k.meta(match_id), k.log(match_id), k.seen(match_id), k.results(match_id),
                 k.feed(k.partition(match_id)), k.match_matches(match_id, "running"),
-                k.match_matches(match_id, "finished")]
+                k.match_matches(match_id, "finished"), k.sent(match_id)]
         args: list[str | int | bytes] = [result.command_id, expected_version, pack(result), int(finished),
                                          s.feed_maxlen, s.results_maxlen, s.results_ttl_s,
                                          *(pack(e) for e in events)]

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from schemas.envelopes import MatchMeta
+from schemas.gateway import MatchSummary
 from services.bots.base import Bot
+from services.client.protocol import GameClient
 from services.pipeline.client import Client
 from services.pipeline.memory import MemoryBackend
 from services.pipeline.projector import Projector
@@ -26,7 +28,7 @@ Progress = Callable[[int, int, float], None]
 
 @dataclass
 class MatchReport:
-    meta: MatchMeta
+    meta: MatchMeta | MatchSummary  # a summary when played through the gateway (which keeps the seed)
     version: int
     commands: int
     rejected: int
@@ -53,7 +55,7 @@ class InProcess:
 
 
 def play_match(
-    client: Client,
+    client: GameClient,
     game: str,
     seats: int,
     bots: Sequence[Bot],
@@ -65,18 +67,18 @@ def play_match(
     timeout_s: float = 30.0,
 ) -> MatchReport:
     started = time.monotonic()
-    meta = client.create_match(game, seats, options, seed, match_id)
+    meta = client.create_match(game, seats, options, seed=seed, match_id=match_id)
     credentials = {}
     for seat in range(seats):
         joined, credential = client.join(meta.match_id, seat)
         credentials[joined] = credential
-    public = client.wait_view(meta.match_id, "public", client.backend.store.version(meta.match_id), timeout_s)
+    public = client.wait_view(meta.match_id, "public", client.match(meta.match_id).version, timeout_s)
     commands = rejected = 0
     while not public.view.get("finished"):
         if commands >= max_commands:
             raise RuntimeError(f"match {meta.match_id} did not end after {max_commands} commands")
         seat = min(public.view["to_act"])
-        record = client.wait_view(meta.match_id, seat, public.version, timeout_s)
+        record = client.wait_view(meta.match_id, seat, public.version, timeout_s, token=credentials[seat])
         choice = bots[seat].choose(record.view, record.legal)
         result = client.call(meta.match_id, seat, credentials[seat], choice["type"], choice.get("body", {}),
                              timeout_s)

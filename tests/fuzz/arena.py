@@ -13,9 +13,10 @@ from schemas.envelopes import CommandEnvelope, CommandResult, MatchMeta
 from services.games import get_game
 from services.games.base import Command
 from services.games.rng import derive_rng
+from services.pipeline.auth import hash_credential
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.states import StateCache, to_envelope, to_event
-from services.pipeline.worker import Unanswerable, Worker, WorkerSettings, hash_credential
+from services.pipeline.worker import Unanswerable, Worker, WorkerSettings
 from tests.fuzz.counts import COUNTS
 
 

@@ -3,7 +3,7 @@
 -- log (entry id = version) and the partition feed, record the result (seen hash and results stream), and
 -- mark the match finished when asked.
 -- Returns {'duplicate', version, earlier result} | {'conflict', version} | {'appended', version}.
--- KEYS: meta, log, seen, results, feed, running set, finished set
+-- KEYS: meta, log, seen, results, feed, running set, finished set, sent (the gateway's published ids)
 -- ARGV: command id, expected version, packed result, finished (1/0), feed maxlen, results maxlen,
 --       results ttl (s), packed events...
 local current = redis.call('HGET', KEYS[1], 'version')
@@ -37,5 +37,6 @@ if ARGV[4] == '1' then
 end
 if redis.call('HGET', KEYS[1], 'status') == 'finished' then
   redis.call('EXPIRE', KEYS[4], ARGV[7])
+  redis.call('EXPIRE', KEYS[8], ARGV[7])
 end
 return {'appended', version}

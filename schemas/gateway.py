@@ -1,0 +1,201 @@
+"""The gateway's wire contract: HTTP request and answer bodies and the WebSocket messages
+(docs/gateway.md). The OpenAPI document (``schemas/openapi.json``) is generated from the gateway app,
+which uses these models; the WebSocket messages get one JSON Schema each under ``schemas/json/ws``."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from schemas.envelopes import CommandResult, EventEnvelope
+
+IDEMPOTENCY_KEY = r"^[A-Za-z0-9_.:-]{1,48}$"
+MATCH_ID = r"^[A-Za-z0-9_.-]{1,64}$"
+TOKEN = r"^[0-9]{1,2}\.[0-9a-f]{48}$"
+
+
+class Wire(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# -- HTTP --------------------------------------------------------------------------------------------
+class Problem(Wire):
+    """An error (RFC 9457 problem details, ``application/problem+json``)."""
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    code: str = Field(description="Stable error code, e.g. 'unauthorized', 'bad_request', 'rate_limited'.")
+    detail: str = Field(description="What went wrong, for people (bounded; never echoes large input).")
+    field: str | None = Field(default=None, description="The offending field, e.g. 'body.seat'.")
+
+
+class OptionInfo(Wire):
+    name: str
+    default: Any = None
+    description: str = ""
+
+
+class GameInfo(Wire):
+    name: str
+    min_seats: int
+    max_seats: int
+    commands: list[str]
+    options: list[OptionInfo]
+
+
+class GameList(Wire):
+    games: list[GameInfo]
+
+
+class CreateMatch(Wire):
+    game: str = Field(max_length=40)
+    seats: int = Field(ge=1, le=16)
+    options: dict[str, Any] = Field(default_factory=dict)
+    reveal_log: bool = Field(default=True, description="Once finished, the whole log (every secret) is public.")
+
+
+class MatchSummary(Wire):
+    match_id: str
+    game: str
+    seats: int
+    seats_free: list[int]
+    status: Literal["open", "running", "finished"]
+    options: dict[str, Any]
+    version: int
+    reveal_log: bool = True
+
+
+class MatchList(Wire):
+    matches: list[MatchSummary]
+
+
+class JoinSeat(Wire):
+    seat: int | None = Field(default=None, ge=0, le=15, description="The seat to take; the first free one if absent.")
+
+
+class SeatToken(Wire):
+    match_id: str
+    seat: int
+    token: str = Field(description="Send as 'Authorization: Bearer <token>'. Shown once; keep it secret.")
+
+
+class SendCommand(Wire):
+    idempotency_key: str = Field(pattern=IDEMPOTENCY_KEY,
+                                 description="Chosen by the client, scoped to its seat; re-sending it is safe.")
+    type: str = Field(min_length=1, max_length=40)
+    body: dict[str, Any] = Field(default_factory=dict)
+    expected_version: int | None = Field(default=None, ge=0)
+
+
+class Pending(Wire):
+    status: Literal["pending"] = "pending"
+    idempotency_key: str
+    location: str
+
+
+class ViewAnswer(Wire):
+    """A view record: the view, the version it reflects and, for a seat that must act, ``legal``."""
+
+    match_id: str
+    key: str
+    version: int
+    view: dict[str, Any]
+    legal: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class LogAnswer(Wire):
+    match_id: str
+    game: str
+    perspective: str = Field(description="'full', 'public' or 'seat:<n>'")
+    events: list[EventEnvelope]
+
+
+class Health(Wire):
+    status: Literal["ok", "unavailable"]
+    detail: str = ""
+
+
+# -- WebSocket ---------------------------------------------------------------------------------------
+class ClientMessage(Wire):
+    cid: str | None = Field(default=None, max_length=64, description="Correlation id, echoed by the answer.")
+
+
+class Subscribe(ClientMessage):
+    kind: Literal["subscribe"]
+    match_id: str = Field(pattern=MATCH_ID)
+    token: str | None = Field(default=None, max_length=64, description="A seat token; absent to spectate.")
+    after_version: int = Field(default=0, ge=0)
+    events: bool = Field(default=False, description="Also receive every event after after_version, as seen.")
+
+
+class WsCommand(ClientMessage):
+    kind: Literal["command"]
+    match_id: str = Field(pattern=MATCH_ID)
+    idempotency_key: str = Field(pattern=IDEMPOTENCY_KEY)
+    type: str = Field(min_length=1, max_length=40)
+    body: dict[str, Any] = Field(default_factory=dict)
+    expected_version: int | None = Field(default=None, ge=0)
+
+
+class Unsubscribe(ClientMessage):
+    kind: Literal["unsubscribe"]
+    match_id: str = Field(pattern=MATCH_ID)
+
+
+class Ping(ClientMessage):
+    kind: Literal["ping"]
+
+
+class Subscribed(Wire):
+    kind: Literal["subscribed"] = "subscribed"
+    cid: str | None = None
+    match_id: str
+    seat: int | None
+    version: int
+
+
+class Unsubscribed(Wire):
+    kind: Literal["unsubscribed"] = "unsubscribed"
+    cid: str | None = None
+    match_id: str
+
+
+class Pong(Wire):
+    kind: Literal["pong"] = "pong"
+    cid: str | None = None
+
+
+class ViewMessage(Wire):
+    kind: Literal["view"] = "view"
+    match_id: str
+    key: str
+    version: int
+    view: dict[str, Any]
+    legal: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class EventMessage(Wire):
+    kind: Literal["event"] = "event"
+    match_id: str
+    event: EventEnvelope
+
+
+class ResultMessage(Wire):
+    kind: Literal["result"] = "result"
+    cid: str | None = None
+    result: CommandResult | None = None
+    pending: Pending | None = None
+
+
+class ErrorMessage(Wire):
+    kind: Literal["error"] = "error"
+    cid: str | None = None
+    code: str
+    message: str
+
+
+CLIENT_MESSAGES: tuple[type[ClientMessage], ...] = (Subscribe, WsCommand, Unsubscribe, Ping)
+SERVER_MESSAGES: tuple[type[Wire], ...] = (Subscribed, Unsubscribed, Pong, ViewMessage, EventMessage,
+                                           ResultMessage, ErrorMessage)

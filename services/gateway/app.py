@@ -1,0 +1,310 @@
+"""The gateway's HTTP API (docs/gateway.md): lobby, commands, views, logs, health and metrics.
+
+Every answer is JSON (or msgpack when asked for); every refusal a problem (``application/problem+json``).
+Request bodies are read by :func:`services.gateway.wire.read_body` rather than by FastAPI, so that
+msgpack bodies, the size cap and field-naming 400s work the same on every route; their schemas are
+declared for the OpenAPI document.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+import redis.asyncio as aioredis
+import redis.exceptions
+from fastapi import Depends, FastAPI, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from pydantic import BaseModel
+
+from schemas.envelopes import CommandResult
+from schemas.gateway import (
+    IDEMPOTENCY_KEY,
+    MATCH_ID,
+    CreateMatch,
+    GameInfo,
+    GameList,
+    Health,
+    JoinSeat,
+    LogAnswer,
+    MatchList,
+    MatchSummary,
+    OptionInfo,
+    Pending,
+    Problem,
+    SeatToken,
+    SendCommand,
+    ViewAnswer,
+)
+from schemas.registry import GAME_SCHEMAS
+from services import metrics
+from services.games import GAMES, get_game
+from services.games.errors import Rejected
+from services.gateway.hub import Hubs
+from services.gateway.limits import RateLimiter, SocketCounter
+from services.gateway.service import Gateway, Seat, scoped_id, summary
+from services.gateway.store import GatewayStore, connect_async
+from services.gateway.wire import Refused, encode, problem_response, read_body
+from services.logs import get_logger
+from services.settings import Settings
+
+log = get_logger("gateway")
+bearer = HTTPBearer(auto_error=False, description="The seat token from joining")
+MatchId = Annotated[str, Path(pattern=MATCH_ID)]
+Key = Annotated[str, Path(pattern=IDEMPOTENCY_KEY)]
+PROBLEMS: dict[int | str, dict[str, Any]] = {
+    s: {"model": Problem, "description": d, "content": {"application/problem+json": {}}}
+    for s, d in [(400, "malformed request"), (401, "missing or wrong seat token"), (404, "unknown match"),
+                 (413, "body too large"), (429, "rate limited (see Retry-After)"), (503, "Redis unavailable")]
+}
+
+
+def body_of(model: type[BaseModel]) -> dict[str, Any]:
+    schema = model.model_json_schema()
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema},
+                                                          "application/msgpack": {"schema": schema}}}}
+
+
+class State:
+    """What the routes share: settings, the store, the hubs, the gateway and the limiters."""
+
+    def __init__(self, settings: Settings, r: aioredis.Redis) -> None:
+        self.settings = settings
+        self.redis = r
+        self.store = GatewayStore(r, settings)
+        self.hubs = Hubs(self.store, block_ms=min(settings.block_ms * 5, 5000))
+        self.gateway = Gateway(self.store, self.hubs)
+        burst_s = 4
+        self.per_token = RateLimiter(settings.gateway_token_rps, int(settings.gateway_token_rps * burst_s))
+        self.per_addr = RateLimiter(settings.gateway_addr_rps, int(settings.gateway_addr_rps * burst_s))
+        self.sockets = SocketCounter(settings.gateway_sockets)
+
+    def address(self, request_headers: Any, client: Any) -> str:
+        if self.settings.gateway_trust_proxy:
+            forwarded = request_headers.get("x-forwarded-for", "")
+            if forwarded:
+                return str(forwarded.split(",")[0].strip())[:64]
+        return str(client.host) if client else "unknown"
+
+
+def state_of(request: Request) -> State:
+    return request.app.state.airship  # type: ignore[no-any-return]
+
+
+async def limited(request: Request) -> State:
+    """Every API request counts against its address's rate."""
+    st = state_of(request)
+    st.per_addr.check(st.address(request.headers, request.client), "address")
+    return st
+
+
+async def seat_of(match_id: MatchId, request: Request,
+                  auth: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> Seat:
+    st = await limited(request)
+    token = auth.credentials if auth else None
+    seat = await st.gateway.authenticate(match_id, token)
+    st.per_token.check(token or "", "seat token")
+    return seat
+
+
+def optional_token(auth: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> str | None:
+    return auth.credentials if auth else None
+
+
+def create_app(settings: Settings, r: aioredis.Redis | None = None) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        client = r or connect_async(settings.redis_url)
+        app.state.airship = State(settings, client)
+        log.info("gateway started", prefix=settings.key_prefix, partitions=settings.partitions)
+        try:
+            yield
+        finally:
+            await app.state.airship.hubs.close()
+            if r is None:
+                await client.aclose()
+
+    app = FastAPI(title="airship gateway", version="1", lifespan=lifespan,
+                  description="The one door for players: lobby, commands, views and logs (docs/gateway.md).",
+                  responses=PROBLEMS)
+    _handlers(app)
+    _routes(app)
+    from services.gateway.ws import add_websocket
+
+    add_websocket(app)
+    return app
+
+
+def _handlers(app: FastAPI) -> None:
+    @app.exception_handler(Refused)
+    async def refused(request: Request, exc: Refused) -> Response:
+        if exc.status == 429:
+            metrics.GATEWAY_RATE_LIMITED.inc()
+        return problem_response(request, exc)
+
+    @app.exception_handler(Rejected)
+    async def rejected(request: Request, exc: Rejected) -> Response:
+        return problem_response(request, Refused(422, exc.code, exc.reason))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
+        field = ".".join(str(p) for p in first.get("loc", ()))
+        return problem_response(request, Refused(400, "bad_request", f"{field}: {first.get('msg')}", field))
+
+    @app.exception_handler(redis.exceptions.RedisError)
+    async def unavailable(request: Request, exc: redis.exceptions.RedisError) -> Response:
+        log.warning("redis error", error=repr(exc))
+        return problem_response(request, Refused(503, "unavailable", "the service's store is unavailable",
+                                                 headers={"Retry-After": "1"}))
+
+    @app.middleware("http")
+    async def measure(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        started = time.perf_counter()
+        try:
+            response = await call_next(request)
+        except Exception as e:  # never a traceback to the client
+            log.exception("request failed", path=request.url.path, error=repr(e))
+            response = problem_response(request, Refused(500, "internal", "internal error"))
+        route = request.scope.get("route")
+        name = getattr(route, "path", "other")
+        metrics.GATEWAY_REQUESTS.labels(name, str(response.status_code)).inc()
+        metrics.GATEWAY_REQUEST_SECONDS.labels(name).observe(time.perf_counter() - started)
+        return response
+
+
+def _routes(app: FastAPI) -> None:
+    @app.get("/games", response_model=GameList, tags=["lobby"])
+    async def games(request: Request, st: Annotated[State, Depends(limited)]) -> Response:
+        infos = []
+        for name, game in sorted(GAMES.items()):
+            schemas = GAME_SCHEMAS.get(name)
+            options = [OptionInfo(name=k, default=f.default, description=f.description or "")
+                       for k, f in game.Options.model_fields.items()]
+            infos.append(GameInfo(name=name, min_seats=game.min_seats, max_seats=game.max_seats,
+                                  commands=sorted(schemas.commands) if schemas else [], options=options))
+        return encode(request, GameList(games=infos))
+
+    @app.get("/matches", response_model=MatchList, tags=["lobby"])
+    async def matches(request: Request, st: Annotated[State, Depends(limited)],
+                      status: Annotated[str | None, Query(pattern="^(open|running|finished)$")] = None,
+                      game: Annotated[str | None, Query(max_length=40)] = None,
+                      limit: Annotated[int, Query(ge=1, le=200)] = 50) -> Response:
+        found = await st.store.list_matches(status, limit if game is None else 200)
+        listed = [summary(m, v) for m, v in found if game is None or m.game == game][:limit]
+        return encode(request, MatchList(matches=listed))
+
+    @app.post("/matches", response_model=MatchSummary, status_code=201, tags=["lobby"],
+              openapi_extra=body_of(CreateMatch))
+    async def create(request: Request, st: Annotated[State, Depends(limited)]) -> Response:
+        body = await read_body(request, CreateMatch, st.settings.gateway_max_body)
+        game = get_game(body.game)
+        if not game.min_seats <= body.seats <= game.max_seats:
+            raise Refused(422, "bad_options", f"{body.game} takes {game.min_seats} to {game.max_seats} seats")
+        meta = await st.store.create_match(body.game, body.seats, body.options, body.reveal_log)
+        log.info("match created", match_id=meta.match_id, game=meta.game, seats=meta.seats)
+        return encode(request, summary(meta, await st.store.version(meta.match_id)), 201)
+
+    @app.get("/matches/{match_id}", response_model=MatchSummary, tags=["lobby"])
+    async def match(request: Request, match_id: MatchId, st: Annotated[State, Depends(limited)]) -> Response:
+        meta = await st.gateway.meta(match_id, fresh=True)
+        return encode(request, summary(meta, await st.store.version(match_id)))
+
+    @app.post("/matches/{match_id}/seats", response_model=SeatToken, status_code=201, tags=["lobby"],
+              openapi_extra=body_of(JoinSeat))
+    async def join(request: Request, match_id: MatchId, st: Annotated[State, Depends(limited)]) -> Response:
+        body = await read_body(request, JoinSeat, st.settings.gateway_max_body)
+        meta = await st.gateway.meta(match_id, fresh=True)
+        if body.seat is not None and body.seat >= meta.seats:
+            raise Refused(400, "bad_request", f"seat {body.seat} does not exist; seats are 0 to {meta.seats - 1}",
+                          "body.seat")
+        taken = await st.store.join(match_id, body.seat, meta.seats, list(meta.credential_hashes))
+        if taken is None:
+            raise Refused(409, "conflict", f"seat {body.seat} is taken" if body.seat is not None
+                          else "the match is full")
+        log.info("seat joined", match_id=match_id, seat=taken[0])
+        return encode(request, SeatToken(match_id=match_id, seat=taken[0], token=taken[1]), 201)
+
+    @app.post("/matches/{match_id}/commands", response_model=CommandResult, tags=["play"],
+              responses={202: {"model": Pending, "description": "not decided yet: ask again at `location`"}},
+              openapi_extra=body_of(SendCommand))
+    async def command(request: Request, match_id: MatchId, seat: Annotated[Seat, Depends(seat_of)],
+                      wait_s: Annotated[float, Query(ge=0, le=30)] = 10.0) -> Response:
+        st = state_of(request)
+        body = await read_body(request, SendCommand, st.settings.gateway_max_body)
+        result = await st.gateway.send(seat, body, wait_s)
+        return _result_or_pending(request, match_id, body.idempotency_key, result)
+
+    @app.get("/matches/{match_id}/commands/{key}", response_model=CommandResult, tags=["play"],
+             responses={202: {"model": Pending, "description": "not decided yet"}})
+    async def command_result(request: Request, match_id: MatchId, key: Key,
+                             seat: Annotated[Seat, Depends(seat_of)],
+                             wait_s: Annotated[float, Query(ge=0, le=30)] = 0.0) -> Response:
+        st = state_of(request)
+        result = await st.gateway.result(seat, key, wait_s)
+        if result is None and not await _maybe_pending(st, seat, key):
+            raise Refused(404, "not_found", "no command with that idempotency key from this seat")
+        return _result_or_pending(request, match_id, key, result)
+
+    @app.get("/matches/{match_id}/views/me", response_model=ViewAnswer, tags=["play"],
+             responses={204: {"description": "no newer version within wait_s"}})
+    async def my_view(request: Request, match_id: MatchId, seat: Annotated[Seat, Depends(seat_of)],
+                      after_version: Annotated[int | None, Query(ge=0)] = None,
+                      wait_s: Annotated[float, Query(ge=0, le=30)] = 0.0) -> Response:
+        record = await state_of(request).gateway.view(match_id, str(seat.seat), after_version, wait_s)
+        return _view(request, record)
+
+    @app.get("/matches/{match_id}/views/public", response_model=ViewAnswer, tags=["play"],
+             responses={204: {"description": "no newer version within wait_s"}})
+    async def public_view(request: Request, match_id: MatchId, st: Annotated[State, Depends(limited)],
+                          after_version: Annotated[int | None, Query(ge=0)] = None,
+                          wait_s: Annotated[float, Query(ge=0, le=30)] = 0.0) -> Response:
+        return _view(request, await st.gateway.view(match_id, "public", after_version, wait_s))
+
+    @app.get("/matches/{match_id}/log", response_model=LogAnswer, tags=["replay"])
+    async def match_log(request: Request, match_id: MatchId, st: Annotated[State, Depends(limited)],
+                        token: Annotated[str | None, Depends(optional_token)],
+                        after_version: Annotated[int, Query(ge=0)] = 0) -> Response:
+        if token:
+            st.per_token.check(token, "seat token")
+        return encode(request, await st.gateway.log(match_id, token, after_version))
+
+    @app.get("/healthz", response_model=Health, tags=["operations"])
+    async def healthz(request: Request) -> Response:
+        return encode(request, Health(status="ok"))
+
+    @app.get("/readyz", response_model=Health, tags=["operations"], responses={503: {"model": Health}})
+    async def readyz(request: Request) -> Response:
+        try:
+            await state_of(request).store.ping()
+        except Exception as e:
+            return encode(request, Health(status="unavailable", detail=type(e).__name__), 503)
+        return encode(request, Health(status="ok"))
+
+    @app.get("/metrics", tags=["operations"], response_class=Response)
+    async def prometheus() -> Response:
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+
+async def _maybe_pending(st: State, seat: Seat, key: str) -> bool:
+    """Whether a command with this key was published and waits for its result."""
+    return await st.store.was_sent(seat.match_id, scoped_id(seat.seat, key))
+
+
+def _result_or_pending(request: Request, match_id: str, key: str, result: CommandResult | None) -> Response:
+    if result is not None:
+        return encode(request, result)
+    location = f"/matches/{match_id}/commands/{key}"
+    return encode(request, Pending(idempotency_key=key, location=location), 202, headers={"Location": location})
+
+
+def _view(request: Request, record: Any) -> Response:
+    if record is None:
+        return Response(status_code=204)
+    return encode(request, ViewAnswer(match_id=record.match_id, key=record.key, version=record.version,
+                                      view=record.view, legal=record.legal))

@@ -1,0 +1,170 @@
+"""What the gateway does, apart from HTTP and WebSocket framing: authenticate seat tokens, publish
+commands with the seat stamped and the id scoped to the seat, wait for results, serve views and logs
+with exactly what the caller may see."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+from schemas.envelopes import CommandEnvelope, CommandResult, EventEnvelope, MatchMeta, ViewRecord
+from schemas.gateway import LogAnswer, MatchSummary, SendCommand
+from services import metrics
+from services.gateway.hub import Hubs, Update
+from services.gateway.store import GatewayStore
+from services.gateway.wire import Refused
+from services.pipeline.auth import seat_authorized, token_seat
+
+META_TTL_S = 1.0
+MAX_WAIT_S = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    match_id: str
+    seat: int
+    token: str
+
+
+def scoped_id(seat: int, key: str) -> str:
+    """The stream command id of a seat's idempotency key: nobody else can use or pre-empt it."""
+    return f"{seat}.{key}"
+
+
+def for_client(result: CommandResult) -> CommandResult:
+    """A result as its sender sees it: the command id is the idempotency key it chose."""
+    prefix = f"{result.seat}."
+    if result.seat is not None and result.command_id.startswith(prefix):
+        return result.model_copy(update={"command_id": result.command_id[len(prefix):]})
+    return result
+
+
+def summary(meta: MatchMeta, version: int) -> MatchSummary:
+    free = [s for s in range(meta.seats) if s not in meta.credential_hashes]
+    return MatchSummary(match_id=meta.match_id, game=meta.game, seats=meta.seats, seats_free=free,
+                        status=meta.status, options=meta.options, version=version, reveal_log=meta.reveal_log)
+
+
+class Gateway:
+    def __init__(self, store: GatewayStore, hubs: Hubs) -> None:
+        self.store = store
+        self.hubs = hubs
+        self._metas: dict[str, tuple[float, MatchMeta]] = {}
+
+    # -- matches and tokens ----------------------------------------------------------------------
+    async def meta(self, match_id: str, fresh: bool = False) -> MatchMeta:
+        """The match's metadata (cached for a second: seats and tokens never change once set); 404 if none."""
+        now = time.monotonic()
+        cached = self._metas.get(match_id)
+        if cached is not None and not fresh and now - cached[0] < META_TTL_S:
+            return cached[1]
+        meta = await self.store.meta(match_id)
+        if meta is None:
+            raise Refused(404, "not_found", "no such match")
+        if len(self._metas) > 50_000:
+            self._metas.clear()
+        self._metas[match_id] = (now, meta)
+        return meta
+
+    async def authenticate(self, match_id: str, token: str | None) -> Seat:
+        """The seat ``token`` acts for in this match: 401 for a missing or wrong token."""
+        if not token:
+            raise Refused(401, "unauthorized", "a seat token is required (Authorization: Bearer <token>)")
+        seat = token_seat(token)
+        if seat is None:
+            raise Refused(401, "unauthorized", "malformed seat token")
+        meta = await self.meta(match_id)
+        if not seat_authorized(meta, seat, token):
+            meta = await self.meta(match_id, fresh=True)  # the seat may have been joined a moment ago
+            if not seat_authorized(meta, seat, token):
+                metrics.GATEWAY_AUTH_FAILURES.inc()
+                raise Refused(401, "unauthorized", "wrong seat token for this match")
+        return Seat(match_id, seat, token)
+
+    # -- commands --------------------------------------------------------------------------------
+    async def send(self, seat: Seat, command: SendCommand, wait_s: float) -> CommandResult | None:
+        """Publish the command for ``seat`` and wait up to ``wait_s`` for its result (None: still pending).
+        A key already used returns its recorded result and publishes nothing."""
+        command_id = scoped_id(seat.seat, command.idempotency_key)
+        earlier = await self.store.result(seat.match_id, command_id)
+        if earlier is not None:
+            return for_client(earlier)
+        meta = await self.meta(seat.match_id)
+        if meta.status == "open":
+            return CommandResult(command_id=command.idempotency_key, match_id=seat.match_id, seat=seat.seat,
+                                 status="rejected", version=await self.store.version(seat.match_id),
+                                 code="not_your_turn", reason="the match is waiting for players to join")
+        hub = await self.hubs.get(seat.match_id)
+        future = hub.expect(command_id)
+        try:
+            envelope = CommandEnvelope(command_id=command_id, match_id=seat.match_id, seat=seat.seat,
+                                       type=command.type, body=command.body,
+                                       expected_version=command.expected_version)
+            await self.store.publish(envelope)
+            metrics.GATEWAY_COMMANDS.inc()
+            return await self._await(seat, command_id, future, wait_s)
+        finally:
+            hub.forget(command_id, future)
+
+    async def result(self, seat: Seat, key: str, wait_s: float = 0.0) -> CommandResult | None:
+        command_id = scoped_id(seat.seat, key)
+        found = await self.store.result(seat.match_id, command_id)
+        if found is not None or wait_s <= 0:
+            return for_client(found) if found is not None else None
+        hub = await self.hubs.get(seat.match_id)
+        future = hub.expect(command_id)
+        try:
+            return await self._await(seat, command_id, future, wait_s)
+        finally:
+            hub.forget(command_id, future)
+
+    async def _await(self, seat: Seat, command_id: str, future: asyncio.Future[CommandResult],
+                     wait_s: float) -> CommandResult | None:
+        try:
+            return for_client(await asyncio.wait_for(asyncio.shield(future), min(wait_s, MAX_WAIT_S)))
+        except TimeoutError:
+            found = await self.store.result(seat.match_id, command_id)  # e.g. the results stream was trimmed
+            return for_client(found) if found is not None else None
+
+    # -- views -----------------------------------------------------------------------------------
+    async def view(self, match_id: str, key: str, after_version: int | None, wait_s: float) -> ViewRecord | None:
+        """The view record of ``key``; with ``after_version``, one newer than it, waiting up to ``wait_s``."""
+        await self.meta(match_id)
+        if after_version is None or wait_s <= 0:
+            record = await self.store.view(match_id, key)
+            return record if after_version is None or (record and record.version > after_version) else None
+        hub = await self.hubs.get(match_id)
+        async with hub.listen() as listener:
+            record = await hub.record(key)
+            deadline = asyncio.get_running_loop().time() + min(wait_s, MAX_WAIT_S)
+            while record is None or record.version <= after_version:
+                left = deadline - asyncio.get_running_loop().time()
+                if left <= 0:
+                    return None
+                try:
+                    notice = await asyncio.wait_for(listener.queue.get(), left)
+                except TimeoutError:
+                    return None
+                if isinstance(notice, Update) and notice.key == key:
+                    record = await hub.record(key)
+            return record
+
+    # -- logs ------------------------------------------------------------------------------------
+    async def log(self, match_id: str, token: str | None, after_version: int) -> LogAnswer:
+        meta = await self.meta(match_id)
+        seat: int | None = None
+        if token:
+            seat = (await self.authenticate(match_id, token)).seat
+        finished = meta.status == "finished"
+        if not finished and seat is None:
+            raise Refused(401, "unauthorized", "a running match's log is only given to its seats, as each sees it")
+        events = await self.store.read_log(match_id, meta.game, after_version)
+        if finished and meta.reveal_log:
+            return LogAnswer(match_id=match_id, game=meta.game, perspective="full", events=events)
+        perspective = "public" if seat is None else f"seat:{seat}"
+        return LogAnswer(match_id=match_id, game=meta.game, perspective=perspective,
+                         events=[e.for_seat(seat) for e in events])
+
+    async def events_for(self, match_id: str, game: str, seat: int | None, after: int) -> list[EventEnvelope]:
+        return [e.for_seat(seat) for e in await self.store.read_log(match_id, game, after)]

@@ -1,0 +1,139 @@
+"""What the gateway reads and writes in Redis (``redis.asyncio``), and nothing more: match metadata,
+set-up through the create and claim-seat scripts, the command streams (XADD only), results, view records,
+view announcements and the logs. It never reads the seed (``{p}:match:<id>:secret``), which it writes once
+when a match is created."""
+
+from __future__ import annotations
+
+import secrets
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+import redis.asyncio as aioredis
+
+from schemas.codec import pack, unpack, unpack_obj
+from schemas.envelopes import CommandEnvelope, CommandResult, EventEnvelope, MatchMeta, ViewRecord
+from schemas.upcast import load_event
+from services.games import get_game
+from services.games.errors import BadOptions
+from services.games.rng import derive_rng
+from services.pipeline.auth import hash_credential, new_token
+from services.pipeline.keys import Keys
+from services.pipeline.redis_backend import STATUSES, _meta_fields, _meta_from, lua
+from services.pipeline.redis_streams import FIELD, entries_of, text
+from services.pipeline.states import to_envelope
+from services.settings import Settings
+
+StreamEntries = list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]]
+
+
+def connect_async(url: str, max_connections: int = 2000) -> aioredis.Redis:
+    return aioredis.Redis.from_url(url, decode_responses=False, socket_keepalive=True, health_check_interval=30,
+                                   max_connections=max_connections)
+
+
+class GatewayStore:
+    def __init__(self, r: aioredis.Redis, settings: Settings) -> None:
+        self.r = r
+        self.keys: Keys = settings.keys
+        self.settings = settings
+        self._create = r.register_script(lua("create_match"))
+        self._claim_seat = r.register_script(lua("claim_seat"))
+
+    # -- matches ---------------------------------------------------------------------------------
+    async def meta(self, match_id: str) -> MatchMeta | None:
+        h = await self.r.hgetall(self.keys.meta(match_id))
+        return _meta_from(h) if h else None
+
+    async def version(self, match_id: str) -> int:
+        return int(await self.r.hget(self.keys.meta(match_id), "version") or 0)
+
+    async def create_match(self, game_name: str, seats: int, options: Mapping[str, Any],
+                           reveal_log: bool) -> MatchMeta:
+        """Set the match up with a fresh secret seed; the seed is written to the workers' key and forgotten."""
+        game = get_game(game_name)
+        seed = secrets.randbits(63)
+        events = game.setup(dict(options), seats, derive_rng(seed, 0))
+        started = events[0].body.get("options", {}) if events else {}
+        match_id = uuid.uuid4().hex[:16]
+        meta = MatchMeta(match_id=match_id, game=game_name, seats=seats, options=started, status="open",
+                         reveal_log=reveal_log)
+        envelopes = [to_envelope(match_id, i + 1, e) for i, e in enumerate(events)]
+        k = self.keys
+        created_ms = int(time.time() * 1000)
+        fields = _meta_fields(meta, created_ms)
+        keys = [k.meta(match_id), k.log(match_id), k.feed(k.partition(match_id)),
+                k.match_matches(match_id, meta.status), k.secret(match_id)]
+        args = [self.settings.feed_maxlen, match_id, created_ms, seed, len(fields), *fields,
+                *(pack(e) for e in envelopes)]
+        del seed
+        if not await self._create(keys=keys, args=args):
+            raise BadOptions(f"match id '{match_id}' is taken")
+        return meta
+
+    async def join(self, match_id: str, seat: int | None, seats: int, taken: Sequence[int]) -> tuple[int, str] | None:
+        """Take ``seat`` (or the first free one): (seat, token), or None when none could be taken."""
+        candidates = [seat] if seat is not None else [s for s in range(seats) if s not in taken]
+        k = self.keys
+        keys = [k.meta(match_id), *(k.match_matches(match_id, s) for s in STATUSES)]
+        for candidate in candidates:
+            token = new_token(candidate)
+            if await self._claim_seat(keys=keys, args=[candidate, hash_credential(token)]):
+                return candidate, token
+        return None
+
+    async def list_matches(self, status: str | None, limit: int) -> list[tuple[MatchMeta, int]]:
+        """The newest ``limit`` matches with that status from every partition, with their versions."""
+        statuses = [status] if status else list(STATUSES)
+        pipe = self.r.pipeline(transaction=False)
+        for p in range(self.keys.partitions):
+            for s in statuses:
+                pipe.zrevrange(self.keys.matches(p, s), 0, limit - 1, withscores=True)
+        replies = await pipe.execute()
+        ranked = sorted(((score, text(mid)) for reply in replies for mid, score in reply), reverse=True)[:limit]
+        for _, mid in ranked:
+            pipe.hgetall(self.keys.meta(mid))
+        metas = await pipe.execute()
+        return [(_meta_from(h), int(h.get(b"version", 0))) for h in metas if h]
+
+    # -- commands and results --------------------------------------------------------------------
+    async def publish(self, envelope: CommandEnvelope) -> None:
+        """Mark the command sent and add it to its partition's stream, in one round trip."""
+        k, mid = self.keys, envelope.match_id
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hset(k.sent(mid), envelope.command_id, 1)
+        pipe.xadd(k.commands(k.partition(mid)), {FIELD: pack(envelope)})
+        await pipe.execute()
+
+    async def was_sent(self, match_id: str, command_id: str) -> bool:
+        return bool(await self.r.hexists(self.keys.sent(match_id), command_id))
+
+    async def result(self, match_id: str, command_id: str) -> CommandResult | None:
+        data = await self.r.hget(self.keys.seen(match_id), command_id)
+        return unpack(CommandResult, cast(bytes, data)) if data is not None else None
+
+    async def stream_end(self, key: str) -> str:
+        newest = await self.r.xrevrange(key, count=1)
+        return text(newest[0][0]) if newest else "0-0"
+
+    async def read_match_streams(self, match_id: str, results_after: str, updates_after: str,
+                                 block_ms: int) -> StreamEntries:
+        """One blocking XREAD over the match's results and view announcements (one slot: one call)."""
+        k = self.keys
+        reply = await self.r.xread({k.results(match_id): results_after, k.updates(match_id): updates_after},
+                                   block=block_ms)
+        return cast(StreamEntries, reply or [])
+
+    # -- views and logs --------------------------------------------------------------------------
+    async def view(self, match_id: str, key: str) -> ViewRecord | None:
+        data = await self.r.hget(self.keys.view(match_id, key), "d")
+        return unpack(ViewRecord, cast(bytes, data)) if data is not None else None
+
+    async def read_log(self, match_id: str, game: str, after: int = 0, limit: int | None = None) -> list[EventEnvelope]:
+        entries = entries_of(await self.r.xrange(self.keys.log(match_id), min=f"{after + 1}-0", count=limit))
+        return [load_event(unpack_obj(fields[FIELD]), game) for _, fields in entries]
+
+    async def ping(self) -> bool:
+        return bool(await self.r.ping())

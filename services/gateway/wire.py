@@ -1,0 +1,110 @@
+"""The gateway's edge: reading request bodies (JSON or msgpack, size-capped), answering in the format the
+client asked for, and problems (``application/problem+json``) for every refusal."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar
+
+import msgpack
+from fastapi import Request
+from fastapi.responses import Response
+from pydantic import BaseModel, ValidationError
+
+from schemas.gateway import Problem
+
+M = TypeVar("M", bound=BaseModel)
+MSGPACK = "application/msgpack"
+MAX_DEPTH = 32
+TITLES = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict",
+          413: "Payload Too Large", 422: "Unprocessable Content", 429: "Too Many Requests",
+          503: "Service Unavailable"}
+
+
+class Refused(Exception):
+    """A request the gateway refuses; becomes a problem answer with ``status``."""
+
+    def __init__(self, status: int, code: str, detail: str, field: str | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail[:300]
+        self.field = field
+        self.headers = headers or {}
+
+    def problem(self) -> Problem:
+        return Problem(title=TITLES.get(self.status, "Error"), status=self.status, code=self.code,
+                       detail=self.detail, field=self.field)
+
+
+def wants_msgpack(request: Request) -> bool:
+    return MSGPACK in request.headers.get("accept", "")
+
+
+def encode(request: Request | None, payload: Any, status: int = 200, media: str = "application/json",
+           headers: dict[str, str] | None = None) -> Response:
+    """``payload`` (a model or plain data) as JSON, or msgpack when the client accepts it."""
+    data = payload.model_dump(mode="json") if isinstance(payload, BaseModel) else payload
+    if request is not None and wants_msgpack(request):
+        return Response(msgpack.packb(data, use_bin_type=True), status, headers, MSGPACK)
+    return Response(json.dumps(data, separators=(",", ":")), status, headers, media)
+
+
+def problem_response(request: Request | None, refused: Refused) -> Response:
+    return encode(request, refused.problem(), refused.status, "application/problem+json", refused.headers)
+
+
+def too_deep(obj: Any, depth: int = 0) -> bool:
+    if depth > MAX_DEPTH:
+        return True
+    if isinstance(obj, dict):
+        return any(too_deep(v, depth + 1) for v in obj.values())
+    if isinstance(obj, list):
+        return any(too_deep(v, depth + 1) for v in obj)
+    return False
+
+
+def decode_bytes(raw: bytes, is_msgpack: bool) -> Any:
+    """JSON or msgpack bytes as plain data; :class:`Refused` (400) for anything malformed or too deep."""
+    try:
+        if is_msgpack:
+            obj = msgpack.unpackb(raw, raw=False, strict_map_key=True, max_buffer_size=len(raw) + 1)
+        else:
+            obj = json.loads(raw) if raw else None
+    except RecursionError:
+        raise Refused(400, "bad_request", "the body is nested too deeply") from None
+    except Exception as e:  # json and msgpack raise several unrelated types on garbage
+        kind = "msgpack" if is_msgpack else "JSON"
+        raise Refused(400, "bad_request", f"the body is not valid {kind} ({type(e).__name__})") from None
+    if too_deep(obj):
+        raise Refused(400, "bad_request", f"the body is nested deeper than {MAX_DEPTH} levels")
+    return obj
+
+
+def validate(model: type[M], obj: Any, where: str = "body") -> M:
+    """``obj`` as ``model``; :class:`Refused` (400) naming the first offending field, never echoing input."""
+    if not isinstance(obj, dict):
+        raise Refused(400, "bad_request", f"the {where} must be an object", where)
+    try:
+        return model.model_validate(obj)
+    except ValidationError as e:
+        first = e.errors(include_url=False, include_input=False, include_context=False)[0]
+        field = ".".join([where, *(str(p) for p in first["loc"])])
+        raise Refused(400, "bad_request", f"{field}: {first['msg']}", field) from None
+
+
+async def read_body(request: Request, model: type[M], max_bytes: int) -> M:
+    """The request body as ``model``: 413 past ``max_bytes`` (read no further), 400 when malformed."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+        raise Refused(413, "too_large", f"the body is larger than {max_bytes} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > max_bytes:
+            raise Refused(413, "too_large", f"the body is larger than {max_bytes} bytes")
+        chunks.append(chunk)
+    is_msgpack = request.headers.get("content-type", "").split(";")[0].strip() == MSGPACK
+    return validate(model, decode_bytes(b"".join(chunks), is_msgpack) if chunks else {})

@@ -1,0 +1,257 @@
+"""The gateway's WebSocket (docs/gateway.md): subscribe to a seat's or the public view (and events),
+send commands, get the seat's own results. One writer task per socket keeps the messages in order; one
+forwarder task per subscription turns its match hub's notices into messages."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+from typing import Any
+
+import msgpack
+from fastapi import FastAPI, WebSocket, WebSocketDisconnect
+from pydantic import BaseModel
+
+from schemas.envelopes import CommandResult
+from schemas.gateway import (
+    ErrorMessage,
+    EventMessage,
+    Pending,
+    Pong,
+    ResultMessage,
+    SendCommand,
+    Subscribe,
+    Subscribed,
+    Unsubscribe,
+    Unsubscribed,
+    ViewMessage,
+    WsCommand,
+)
+from services import metrics
+from services.gateway.hub import Update
+from services.gateway.limits import RateLimiter
+from services.gateway.service import Seat, for_client
+from services.gateway.wire import Refused, decode_bytes, validate
+from services.logs import get_logger
+
+log = get_logger("gateway")
+KINDS: dict[str, type[BaseModel]] = {"subscribe": Subscribe, "command": WsCommand, "unsubscribe": Unsubscribe}
+MESSAGE_RPS = 50.0
+_ids = itertools.count()
+
+
+class Subscription:
+    def __init__(self, match_id: str, seat: Seat | None, task: asyncio.Task[None] | None = None) -> None:
+        self.match_id = match_id
+        self.seat = seat
+        self.task = task
+        self.own: set[str] = set()  # command ids sent on this socket: their results carry a cid
+
+
+class Session:
+    def __init__(self, ws: WebSocket, st: Any) -> None:
+        self.ws = ws
+        self.st = st
+        self.gateway = st.gateway
+        self.binary = False
+        self.outbox: asyncio.Queue[BaseModel | None] = asyncio.Queue(4096)
+        self.subs: dict[str, Subscription] = {}
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.rate = RateLimiter(MESSAGE_RPS, int(MESSAGE_RPS * 4))
+        self.id = str(next(_ids))
+
+    async def run(self) -> None:
+        await self.ws.accept()
+        metrics.GATEWAY_SOCKETS.inc()
+        writer = asyncio.create_task(self._write())
+        try:
+            await self._read()
+        except WebSocketDisconnect:
+            pass
+        finally:
+            await self._close(writer)
+            metrics.GATEWAY_SOCKETS.dec()
+
+    # -- in ----------------------------------------------------------------------------------------
+    async def _read(self) -> None:
+        while True:
+            message = await self.ws.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            raw: bytes | None = message.get("bytes")
+            text: str | None = message.get("text")
+            self.binary = raw is not None
+            data = raw if raw is not None else (text or "").encode()
+            cid = None
+            try:
+                cap = self.st.settings.gateway_max_body
+                if len(data) > cap:
+                    raise Refused(413, "too_large", f"a message may have at most {cap} bytes")
+                if self.rate.retry_after_s(self.id) > 0:
+                    raise Refused(429, "rate_limited", "too many messages on this socket; slow down")
+                obj = decode_bytes(data, self.binary)
+                cid = obj.get("cid") if isinstance(obj, dict) and isinstance(obj.get("cid"), str) else None
+                await self._handle(obj)
+            except Refused as e:
+                self.send(ErrorMessage(cid=cid[:64] if cid else None, code=e.code, message=e.detail))
+            if self.ws.client_state.name == "DISCONNECTED":
+                return
+
+    async def _handle(self, obj: Any) -> None:
+        kind = obj.get("kind") if isinstance(obj, dict) else None
+        if kind == "ping":
+            self.send(Pong(cid=obj.get("cid") if isinstance(obj.get("cid"), str) else None))
+            return
+        model = KINDS.get(kind) if isinstance(kind, str) else None
+        if model is None:
+            raise Refused(400, "bad_request", "kind must be one of subscribe, command, unsubscribe, ping", "kind")
+        message = validate(model, obj, "message")
+        if isinstance(message, Subscribe):
+            await self._subscribe(message)
+        elif isinstance(message, WsCommand):
+            self._spawn(self._command(message))
+        elif isinstance(message, Unsubscribe):
+            self._unsubscribe(message.match_id)
+            self.send(Unsubscribed(cid=message.cid, match_id=message.match_id))
+
+    async def _subscribe(self, msg: Subscribe) -> None:
+        seat = await self.gateway.authenticate(msg.match_id, msg.token) if msg.token else None
+        meta = await self.gateway.meta(msg.match_id)
+        self._unsubscribe(msg.match_id)
+        if seat is not None and not self.st.sockets.acquire(seat.token):
+            await self.ws.close(code=1008, reason="too many open sockets for this seat token")
+            return
+        sub = Subscription(msg.match_id, seat)
+        self.subs[msg.match_id] = sub
+        hub = await self.gateway.hubs.get(msg.match_id)
+        metrics.GATEWAY_HUBS.set(len(self.gateway.hubs))
+        ready = asyncio.Event()
+        sub.task = asyncio.create_task(self._forward(sub, hub, msg, meta.game, ready))
+        await ready.wait()
+
+    def _unsubscribe(self, match_id: str) -> None:
+        sub = self.subs.pop(match_id, None)
+        if sub is None:
+            return
+        if sub.task is not None:
+            sub.task.cancel()
+        if sub.seat is not None:
+            self.st.sockets.release(sub.seat.token)
+
+    async def _command(self, msg: WsCommand) -> None:
+        sub = self.subs.get(msg.match_id)
+        if sub is None or sub.seat is None:
+            self.send(ErrorMessage(cid=msg.cid, code="unauthorized",
+                                   message="subscribe to the match with a seat token before sending commands"))
+            return
+        try:
+            self.st.per_token.check(sub.seat.token, "seat token")
+            command = SendCommand(idempotency_key=msg.idempotency_key, type=msg.type, body=msg.body,
+                                  expected_version=msg.expected_version)
+            sub.own.add(f"{sub.seat.seat}.{msg.idempotency_key}")
+            result = await self.gateway.send(sub.seat, command, 30.0)
+        except Refused as e:
+            self.send(ErrorMessage(cid=msg.cid, code=e.code, message=e.detail))
+            return
+        except Exception as e:  # Redis unavailable: the client may send the same key again
+            log.warning("websocket command failed", error=repr(e))
+            self.send(ErrorMessage(cid=msg.cid, code="unavailable", message="the service's store is unavailable"))
+            return
+        if result is None:
+            location = f"/matches/{msg.match_id}/commands/{msg.idempotency_key}"
+            self.send(ResultMessage(cid=msg.cid, pending=Pending(idempotency_key=msg.idempotency_key,
+                                                                 location=location)))
+        else:
+            self.send(ResultMessage(cid=msg.cid, result=result))
+
+    # -- forwarding --------------------------------------------------------------------------------
+    async def _forward(self, sub: Subscription, hub: Any, msg: Subscribe, game: str, ready: asyncio.Event) -> None:
+        seat = sub.seat.seat if sub.seat is not None else None
+        key = "public" if seat is None else str(seat)
+        sent = events_sent = msg.after_version
+        try:
+            async with hub.listen() as listener:
+                version = await self.gateway.store.version(msg.match_id)
+                self.send(Subscribed(cid=msg.cid, match_id=msg.match_id, seat=seat, version=version))
+                ready.set()
+                notice: Any = Update(key, 0)
+                while True:
+                    fresh = isinstance(notice, Update) and (notice.version == 0 or notice.version > sent)
+                    if fresh and notice.key == key:
+                        record = await hub.record(key)
+                        if record is not None and record.version > sent:
+                            if msg.events:
+                                events_sent = await self._events(msg.match_id, game, seat, events_sent, record.version)
+                            self.send(ViewMessage(match_id=record.match_id, key=record.key, version=record.version,
+                                                  view=record.view, legal=record.legal))
+                            sent = record.version
+                    elif isinstance(notice, CommandResult) and seat is not None and notice.seat == seat:
+                        if notice.command_id in sub.own:
+                            sub.own.discard(notice.command_id)
+                        elif notice.command_id.startswith(f"{seat}."):
+                            self.send(ResultMessage(result=for_client(notice)))
+                    notice = await listener.queue.get()
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            log.warning("subscription failed", match_id=msg.match_id, error=repr(e))
+            self.send(ErrorMessage(cid=msg.cid, code="unavailable",
+                                   message="the subscription stopped; subscribe again"))
+        finally:
+            ready.set()
+
+    async def _events(self, match_id: str, game: str, seat: int | None, after: int, upto: int) -> int:
+        for event in await self.gateway.events_for(match_id, game, seat, after):
+            if event.version > upto:
+                break
+            self.send(EventMessage(match_id=match_id, event=event))
+            after = event.version
+        return after
+
+    # -- out ---------------------------------------------------------------------------------------
+    def send(self, message: BaseModel) -> None:
+        if self.outbox.full():  # a client that does not read: drop it rather than hold memory
+            self._spawn(self.ws.close(code=1008, reason="not reading"))
+            return
+        self.outbox.put_nowait(message)
+
+    async def _write(self) -> None:
+        while True:
+            message = await self.outbox.get()
+            if message is None:
+                return
+            data = message.model_dump(mode="json")
+            try:
+                if self.binary:
+                    await self.ws.send_bytes(msgpack.packb(data, use_bin_type=True))
+                else:
+                    await self.ws.send_text(json.dumps(data, separators=(",", ":")))
+            except Exception:
+                return
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _close(self, writer: asyncio.Task[None]) -> None:
+        for match_id in list(self.subs):
+            self._unsubscribe(match_id)
+        for task in list(self.tasks):
+            task.cancel()
+        writer.cancel()
+        with contextlib.suppress(BaseException):
+            await writer
+
+
+def add_websocket(app: FastAPI) -> None:
+    @app.websocket("/ws")
+    async def websocket(ws: WebSocket) -> None:
+        st = ws.app.state.airship
+        address = st.address(ws.headers, ws.client)
+        if st.per_addr.retry_after_s(address) > 0:
+            await ws.close(code=1008, reason="rate limited")
+            return
+        await Session(ws, st).run()
