@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from schemas.envelopes import CommandEnvelope, CommandResult, EventEnvelope, MatchMeta, ViewRecord
+from schemas.gateway import CLIENT_MESSAGES, SERVER_MESSAGES
 from schemas.registry import GAME_SCHEMAS
 
 JSON_DIR = Path(__file__).parent / "json"
@@ -28,6 +29,10 @@ def documents() -> dict[str, dict[str, Any]]:
     docs: dict[str, dict[str, Any]] = {}
     for model in ENVELOPES:
         docs[f"envelopes/{model.__name__}.json"] = _schema(model)
+    for message in (*CLIENT_MESSAGES, *SERVER_MESSAGES):  # the gateway's WebSocket messages, one file each
+        kind = message.model_fields["kind"].annotation.__args__[0]  # type: ignore[union-attr]
+        side = "client" if message in CLIENT_MESSAGES else "server"
+        docs[f"ws/{side}-{kind}.json"] = _schema(message)
     for name, game in sorted(GAME_SCHEMAS.items()):
         docs[f"{name}/options.json"] = _schema(game.options)
         docs[f"{name}/commands.json"] = {

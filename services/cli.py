@@ -67,13 +67,18 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_schemas(args: argparse.Namespace) -> int:
     from schemas import export
+    from services.gateway import openapi
 
     out = args.out or export.JSON_DIR
     if args.action == "export":
         for path in export.export(out):
             print(path)
+        if args.out is None:
+            print(openapi.export())
         return 0
     problems = export.stale(out)
+    if args.out is None and openapi.stale():
+        problems.append("../openapi.json")
     for rel in problems:
         print(f"stale: {rel}", file=sys.stderr)
     return 1 if problems else 0

@@ -21,6 +21,7 @@ from fastapi.responses import Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from schemas.envelopes import CommandResult
 from schemas.gateway import (
@@ -57,11 +58,36 @@ log = get_logger("gateway")
 bearer = HTTPBearer(auto_error=False, description="The seat token from joining")
 MatchId = Annotated[str, Path(pattern=MATCH_ID)]
 Key = Annotated[str, Path(pattern=IDEMPOTENCY_KEY)]
-PROBLEMS: dict[int | str, dict[str, Any]] = {
-    s: {"model": Problem, "description": d, "content": {"application/problem+json": {}}}
-    for s, d in [(400, "malformed request"), (401, "missing or wrong seat token"), (404, "unknown match"),
-                 (413, "body too large"), (429, "rate limited (see Retry-After)"), (503, "Redis unavailable")]
-}
+DESCRIPTIONS = {400: "malformed request (the problem names the field)", 401: "missing or wrong seat token",
+                404: "unknown match", 409: "seat taken or match full", 413: "body too large",
+                422: "unknown game, bad seat count or options", 429: "rate limited (see Retry-After)",
+                503: "Redis unavailable"}
+
+
+def problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI entries for the problem answers a route may give (besides 400, 429 and 503, which any may)."""
+    return {s: {"model": Problem, "description": DESCRIPTIONS[s], "content": {"application/problem+json": {}}}
+            for s in (400, 429, 503, *statuses)}
+
+
+def without_default_422(app: FastAPI) -> None:
+    """FastAPI documents its own 422 for parameter errors; the gateway answers those with a 400 problem."""
+    original = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            doc = original()
+            for path in doc.get("paths", {}).values():
+                for op in path.values():
+                    entry = op.get("responses", {}).get("422", {})
+                    if "HTTPValidationError" in str(entry):
+                        del op["responses"]["422"]
+            for name in ("HTTPValidationError", "ValidationError"):
+                doc.get("components", {}).get("schemas", {}).pop(name, None)
+            app.openapi_schema = doc
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def body_of(model: type[BaseModel]) -> dict[str, Any]:
@@ -130,10 +156,10 @@ def create_app(settings: Settings, r: aioredis.Redis | None = None) -> FastAPI:
                 await client.aclose()
 
     app = FastAPI(title="airship gateway", version="1", lifespan=lifespan,
-                  description="The one door for players: lobby, commands, views and logs (docs/gateway.md).",
-                  responses=PROBLEMS)
+                  description="The one door for players: lobby, commands, views and logs (docs/gateway.md).")
     _handlers(app)
     _routes(app)
+    without_default_422(app)
     from services.gateway.ws import add_websocket
 
     add_websocket(app)
@@ -150,6 +176,13 @@ def _handlers(app: FastAPI) -> None:
     @app.exception_handler(Rejected)
     async def rejected(request: Request, exc: Rejected) -> Response:
         return problem_response(request, Refused(422, exc.code, exc.reason))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        """Unknown routes (404) and methods (405) are problems too."""
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return problem_response(request, Refused(exc.status_code, code, str(exc.detail),
+                                                 headers=dict(exc.headers or {})))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
@@ -179,7 +212,7 @@ def _handlers(app: FastAPI) -> None:
 
 
 def _routes(app: FastAPI) -> None:
-    @app.get("/games", response_model=GameList, tags=["lobby"])
+    @app.get("/games", response_model=GameList, tags=["lobby"], responses=problems())
     async def games(request: Request, st: Annotated[State, Depends(limited)]) -> Response:
         infos = []
         for name, game in sorted(GAMES.items()):
@@ -190,7 +223,7 @@ def _routes(app: FastAPI) -> None:
                                   commands=sorted(schemas.commands) if schemas else [], options=options))
         return encode(request, GameList(games=infos))
 
-    @app.get("/matches", response_model=MatchList, tags=["lobby"])
+    @app.get("/matches", response_model=MatchList, tags=["lobby"], responses=problems())
     async def matches(request: Request, st: Annotated[State, Depends(limited)],
                       status: Annotated[str | None, Query(pattern="^(open|running|finished)$")] = None,
                       game: Annotated[str | None, Query(max_length=40)] = None,
@@ -200,7 +233,7 @@ def _routes(app: FastAPI) -> None:
         return encode(request, MatchList(matches=listed))
 
     @app.post("/matches", response_model=MatchSummary, status_code=201, tags=["lobby"],
-              openapi_extra=body_of(CreateMatch))
+              openapi_extra=body_of(CreateMatch), responses=problems(413, 422))
     async def create(request: Request, st: Annotated[State, Depends(limited)]) -> Response:
         body = await read_body(request, CreateMatch, st.settings.gateway_max_body)
         game = get_game(body.game)
@@ -210,13 +243,13 @@ def _routes(app: FastAPI) -> None:
         log.info("match created", match_id=meta.match_id, game=meta.game, seats=meta.seats)
         return encode(request, summary(meta, await st.store.version(meta.match_id)), 201)
 
-    @app.get("/matches/{match_id}", response_model=MatchSummary, tags=["lobby"])
+    @app.get("/matches/{match_id}", response_model=MatchSummary, tags=["lobby"], responses=problems(404))
     async def match(request: Request, match_id: MatchId, st: Annotated[State, Depends(limited)]) -> Response:
         meta = await st.gateway.meta(match_id, fresh=True)
         return encode(request, summary(meta, await st.store.version(match_id)))
 
     @app.post("/matches/{match_id}/seats", response_model=SeatToken, status_code=201, tags=["lobby"],
-              openapi_extra=body_of(JoinSeat))
+              openapi_extra=body_of(JoinSeat), responses=problems(404, 409, 413))
     async def join(request: Request, match_id: MatchId, st: Annotated[State, Depends(limited)]) -> Response:
         body = await read_body(request, JoinSeat, st.settings.gateway_max_body)
         meta = await st.gateway.meta(match_id, fresh=True)
@@ -231,7 +264,8 @@ def _routes(app: FastAPI) -> None:
         return encode(request, SeatToken(match_id=match_id, seat=taken[0], token=taken[1]), 201)
 
     @app.post("/matches/{match_id}/commands", response_model=CommandResult, tags=["play"],
-              responses={202: {"model": Pending, "description": "not decided yet: ask again at `location`"}},
+              responses={202: {"model": Pending, "description": "not decided yet: ask again at `location`"},
+                         **problems(401, 404, 413)},
               openapi_extra=body_of(SendCommand))
     async def command(request: Request, match_id: MatchId, seat: Annotated[Seat, Depends(seat_of)],
                       wait_s: Annotated[float, Query(ge=0, le=30)] = 10.0) -> Response:
@@ -241,7 +275,7 @@ def _routes(app: FastAPI) -> None:
         return _result_or_pending(request, match_id, body.idempotency_key, result)
 
     @app.get("/matches/{match_id}/commands/{key}", response_model=CommandResult, tags=["play"],
-             responses={202: {"model": Pending, "description": "not decided yet"}})
+             responses={202: {"model": Pending, "description": "not decided yet"}, **problems(401, 404)})
     async def command_result(request: Request, match_id: MatchId, key: Key,
                              seat: Annotated[Seat, Depends(seat_of)],
                              wait_s: Annotated[float, Query(ge=0, le=30)] = 0.0) -> Response:
@@ -252,7 +286,7 @@ def _routes(app: FastAPI) -> None:
         return _result_or_pending(request, match_id, key, result)
 
     @app.get("/matches/{match_id}/views/me", response_model=ViewAnswer, tags=["play"],
-             responses={204: {"description": "no newer version within wait_s"}})
+             responses={204: {"description": "no newer version within wait_s"}, **problems(401, 404)})
     async def my_view(request: Request, match_id: MatchId, seat: Annotated[Seat, Depends(seat_of)],
                       after_version: Annotated[int | None, Query(ge=0)] = None,
                       wait_s: Annotated[float, Query(ge=0, le=30)] = 0.0) -> Response:
@@ -260,13 +294,13 @@ def _routes(app: FastAPI) -> None:
         return _view(request, record)
 
     @app.get("/matches/{match_id}/views/public", response_model=ViewAnswer, tags=["play"],
-             responses={204: {"description": "no newer version within wait_s"}})
+             responses={204: {"description": "no newer version within wait_s"}, **problems(404)})
     async def public_view(request: Request, match_id: MatchId, st: Annotated[State, Depends(limited)],
                           after_version: Annotated[int | None, Query(ge=0)] = None,
                           wait_s: Annotated[float, Query(ge=0, le=30)] = 0.0) -> Response:
         return _view(request, await st.gateway.view(match_id, "public", after_version, wait_s))
 
-    @app.get("/matches/{match_id}/log", response_model=LogAnswer, tags=["replay"])
+    @app.get("/matches/{match_id}/log", response_model=LogAnswer, tags=["replay"], responses=problems(401, 404))
     async def match_log(request: Request, match_id: MatchId, st: Annotated[State, Depends(limited)],
                         token: Annotated[str | None, Depends(optional_token)],
                         after_version: Annotated[int, Query(ge=0)] = 0) -> Response:

@@ -64,8 +64,9 @@ class GatewayStore:
         k = self.keys
         created_ms = int(time.time() * 1000)
         fields = _meta_fields(meta, created_ms)
+        # Not k.secret(match_id): the script names it after the meta key, as the gateway may write it, not read it.
         keys = [k.meta(match_id), k.log(match_id), k.feed(k.partition(match_id)),
-                k.match_matches(match_id, meta.status), k.secret(match_id)]
+                k.match_matches(match_id, meta.status)]
         args = [self.settings.feed_maxlen, match_id, created_ms, seed, len(fields), *fields,
                 *(pack(e) for e in envelopes)]
         del seed

@@ -16,6 +16,7 @@ from schemas.gateway import Problem
 M = TypeVar("M", bound=BaseModel)
 MSGPACK = "application/msgpack"
 MAX_DEPTH = 32
+INT_RANGE = (-(2**63), 2**64 - 1)  # what msgpack (the format of the streams and the store) can hold
 TITLES = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict",
           413: "Payload Too Large", 422: "Unprocessable Content", 429: "Too Many Requests",
           503: "Service Unavailable"}
@@ -65,11 +66,22 @@ def too_deep(obj: Any, depth: int = 0) -> bool:
     return False
 
 
+def out_of_range(obj: Any) -> bool:
+    """Whether ``obj`` holds an integer msgpack cannot pack (call after :func:`too_deep`)."""
+    if isinstance(obj, int) and not isinstance(obj, bool):
+        return not INT_RANGE[0] <= obj <= INT_RANGE[1]
+    if isinstance(obj, dict):
+        return any(out_of_range(v) for v in obj.values())
+    if isinstance(obj, list):
+        return any(out_of_range(v) for v in obj)
+    return False
+
+
 def decode_bytes(raw: bytes, is_msgpack: bool) -> Any:
     """JSON or msgpack bytes as plain data; :class:`Refused` (400) for anything malformed or too deep."""
     try:
         if is_msgpack:
-            obj = msgpack.unpackb(raw, raw=False, strict_map_key=True, max_buffer_size=len(raw) + 1)
+            obj = msgpack.unpackb(raw, raw=False, strict_map_key=True)
         else:
             obj = json.loads(raw) if raw else None
     except RecursionError:
@@ -79,6 +91,8 @@ def decode_bytes(raw: bytes, is_msgpack: bool) -> Any:
         raise Refused(400, "bad_request", f"the body is not valid {kind} ({type(e).__name__})") from None
     if too_deep(obj):
         raise Refused(400, "bad_request", f"the body is nested deeper than {MAX_DEPTH} levels")
+    if out_of_range(obj):
+        raise Refused(400, "bad_request", "the body holds an integer outside the 64-bit range")
     return obj
 
 

@@ -120,7 +120,7 @@ class RedisStore:
         k, mid = self._keys, meta.match_id
         created_ms = int(time.time() * 1000)
         fields = _meta_fields(meta, created_ms)
-        keys = [k.meta(mid), k.log(mid), k.feed(k.partition(mid)), k.match_matches(mid, meta.status), k.secret(mid)]
+        keys = [k.meta(mid), k.log(mid), k.feed(k.partition(mid)), k.match_matches(mid, meta.status)]  # secret: see lua
         seed = "" if meta.seed is None else meta.seed
         args = [self._settings.feed_maxlen, mid, created_ms, seed, len(fields), *fields, *(pack(e) for e in events)]
         return bool(self._create(keys=keys, args=args))

@@ -21,10 +21,12 @@ PAGE = 1000
 
 
 def load_match(store: EventStore, match_id: str) -> MatchLog:
-    """A match's header and whole log from a store (read in pages)."""
+    """A match's header (with the secret seed: exports are for operators) and whole log, read in pages."""
     meta = store.meta(match_id)
     if meta is None:
         raise BadOptions(f"no match '{match_id}'")
+    if meta.seed is None:
+        meta = meta.model_copy(update={"seed": store.seed(match_id)})
     events: list[EventEnvelope] = []
     while True:
         page = store.read_log(match_id, after=len(events), limit=PAGE)

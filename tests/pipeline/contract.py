@@ -28,10 +28,9 @@ def accepted(command_id: str, match_id: str, version: int) -> CommandResult:
     return CommandResult(command_id=command_id, match_id=match_id, status="accepted", version=version)
 
 
-def command(match_id: str, seat: int, credential: str | None, n: int = 1, cid: str = "c1",
-            type: str = "take") -> bytes:
-    return pack(CommandEnvelope(command_id=cid, match_id=match_id, seat=seat, type=type, body={"n": n},
-                                credential=credential))
+def command(match_id: str, seat: int, n: int = 1, cid: str = "c1", type: str = "take") -> bytes:
+    """An envelope as the gateway publishes it: the seat authenticated and stamped, no credential."""
+    return pack(CommandEnvelope(command_id=cid, match_id=match_id, seat=seat, type=type, body={"n": n}))
 
 
 class BackendContract:
@@ -148,15 +147,15 @@ class BackendContract:
     def test_a_command_is_applied_at_most_once(self, backend: Backend) -> None:
         match_id, creds = self._running(backend)
         before = backend.store.version(match_id)
-        backend.bus.publish(match_id, command(match_id, 0, creds[0], cid="same"))
-        backend.bus.publish(match_id, command(match_id, 0, creds[0], cid="same"))
+        backend.bus.publish(match_id, command(match_id, 0, cid="same"))
+        backend.bus.publish(match_id, command(match_id, 0, cid="same"))
         self._work(backend)
         assert backend.store.version(match_id) == before + 1
 
     def test_a_worker_killed_before_ack_loses_nothing(self, backend: Backend) -> None:
         match_id, creds = self._running(backend)
         before = backend.store.version(match_id)
-        backend.bus.publish(match_id, command(match_id, 0, creds[0]))
+        backend.bus.publish(match_id, command(match_id, 0))
         backend.bus.read("killed", 10, 100)  # taken, never handled
         survivor = Worker(backend.bus, backend.store, "survivor",
                           WorkerSettings(block_ms=10, claim_idle_ms=0, claim_every_s=0))
@@ -167,7 +166,7 @@ class BackendContract:
 
     def test_a_worker_killed_after_append_applies_nothing_twice(self, backend: Backend) -> None:
         match_id, creds = self._running(backend)
-        backend.bus.publish(match_id, command(match_id, 0, creds[0]))
+        backend.bus.publish(match_id, command(match_id, 0))
         first = Worker(backend.bus, backend.store, "first", WorkerSettings(block_ms=10))
         (delivery,) = backend.bus.read("first", 10, 100)
         first.handle(delivery.data)  # appended, but the worker dies before acknowledging
@@ -181,7 +180,7 @@ class BackendContract:
     def test_a_command_failing_repeatedly_goes_to_dead_letters_with_a_rejection(self, backend: Backend) -> None:
         match_id, creds = self._running(backend)
         before = backend.store.version(match_id)
-        backend.bus.publish(match_id, command(match_id, 0, creds[0], type="explode"))
+        backend.bus.publish(match_id, command(match_id, 0, type="explode"))
         worker = Worker(backend.bus, backend.store, "w",
                         WorkerSettings(block_ms=10, claim_idle_ms=0, claim_every_s=0, max_deliveries=3))
         for _ in range(6):
@@ -191,23 +190,34 @@ class BackendContract:
         assert backend.store.version(match_id) == before
         assert backend.bus.claim_stale("x", 0, 10) == []
 
-    @pytest.mark.parametrize(
-        ("seat", "use_credential_of", "cid_type", "code"),
-        [
-            (0, 1, "take", "unauthorized"),  # another seat's credential
-            (0, None, "take", "unauthorized"),  # missing credential
-            (1, 1, "take", "not_your_turn"),
-            (0, 0, "jump", "bad_command"),
-            (7, 0, "take", "bad_command"),
-        ],
-    )
-    def test_bad_commands_are_rejected_and_change_nothing(
-        self, backend: Backend, seat: int, use_credential_of: int | None, cid_type: str, code: str
+    @pytest.mark.parametrize("credential_of", [1, None, "mangled"])
+    def test_a_trusted_client_publishes_nothing_for_a_wrong_credential(
+        self, backend: Backend, credential_of: int | str | None
     ) -> None:
         match_id, creds = self._running(backend)
         before = backend.store.version(match_id)
-        credential = creds[use_credential_of] if use_credential_of is not None else None
-        backend.bus.publish(match_id, command(match_id, seat, credential, type=cid_type))
+        credential = creds[credential_of] if isinstance(credential_of, int) else credential_of
+        if credential_of == "mangled":
+            credential = creds[0][:-1] + ("0" if creds[0][-1] != "0" else "1")
+        result = Client(backend, poll_ms=20).call(match_id, 0, credential, "take", {"n": 1}, 5)
+        assert result.status == "rejected" and result.code == "unauthorized"
+        assert sum(backend.bus.lag().values()) == 0, "nothing reached the command stream"
+        assert backend.store.version(match_id) == before
+
+    @pytest.mark.parametrize(
+        ("seat", "cid_type", "code"),
+        [
+            (1, "take", "not_your_turn"),
+            (0, "jump", "bad_command"),
+            (7, "take", "bad_command"),
+        ],
+    )
+    def test_bad_commands_are_rejected_and_change_nothing(
+        self, backend: Backend, seat: int, cid_type: str, code: str
+    ) -> None:
+        match_id, _ = self._running(backend)
+        before = backend.store.version(match_id)
+        backend.bus.publish(match_id, command(match_id, seat, type=cid_type))
         self._work(backend)
         result = backend.store.result(match_id, "c1")
         assert result is not None and result.status == "rejected" and result.code == code, result
@@ -219,7 +229,7 @@ class BackendContract:
         for junk in [b"", b"\xc1\xff", pack(CommandEnvelope(command_id="x", match_id="nope", seat=0, type="t")),
                      b"\x93\x01\x02\x03", b'\x82\xa8match_id\xa4nim1\xaacommand_id\xa3bad']:
             backend.bus.publish(match_id, junk)
-        backend.bus.publish(match_id, command(match_id, 0, creds[0], cid="good"))
+        backend.bus.publish(match_id, command(match_id, 0, cid="good"))
         self._work(backend)
         good = backend.store.result(match_id, "good")
         assert good is not None and good.status == "accepted"

@@ -120,7 +120,7 @@ def test_a_worker_process_serves_its_metrics(redis_settings: Settings, procs: li
     meta = client.create_match("tally", 1)
     cred = client.join(meta.match_id, 0)[1]
     assert client.call(meta.match_id, 0, cred, "add", {"n": 1}, timeout_s=20).status == "accepted"
-    client.call(meta.match_id, 0, "wrong", "add", {"n": 1}, timeout_s=20)
+    client.call(meta.match_id, 0, cred, "bogus", {}, timeout_s=20)
     text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
     assert 'airship_commands_total{game="tally",outcome="accepted"} 1.0' in text
     assert 'airship_commands_total{game="tally",outcome="rejected"} 1.0' in text

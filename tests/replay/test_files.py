@@ -33,7 +33,7 @@ def test_the_header_comes_first_and_each_event_is_one_line(tmp_path: Path, log: 
     write_match(path, log)
     first, *rest = path.read_text().splitlines()
     assert json.loads(first) == {"kind": "meta", "match_id": "m1", "game": "nim", "seats": 2,
-                                 "options": {"max_take": 3}, "seed": 3, "status": "finished"}
+                                 "options": {"max_take": 3}, "seed": 3, "status": "finished", "reveal_log": True}
     assert [json.loads(line)["version"] for line in rest] == list(range(1, len(log.events) + 1))
 
 

@@ -14,7 +14,7 @@ from schemas.envelopes import CommandEnvelope, EventEnvelope
 
 def test_command_envelope_round_trips_through_msgpack() -> None:
     env = CommandEnvelope(command_id="c-1", match_id="m1", seat=2, type="bid", body={"amount": 7},
-                          credential="s3cret", expected_version=4)
+                          expected_version=4)
     assert unpack(CommandEnvelope, pack(env)) == env
 
 

@@ -27,3 +27,28 @@ def test_every_registered_game_has_schemas() -> None:
 
     builtin = {name for name, game in GAMES.items() if type(game).__module__.startswith("services.games.")}
     assert builtin == set(GAME_SCHEMAS)
+
+
+def test_checked_in_openapi_document_is_fresh() -> None:
+    from services.gateway import openapi
+
+    assert not openapi.stale(), "schemas/openapi.json is stale: run `airship schemas export`"
+
+
+def test_openapi_stale_detects_an_edit(tmp_path: Path) -> None:
+    from services.gateway import openapi
+
+    path = tmp_path / "openapi.json"
+    openapi.export(path)
+    assert not openapi.stale(path)
+    path.write_text(path.read_text().replace("idempotency_key", "key"))
+    assert openapi.stale(path)
+
+
+def test_every_websocket_message_kind_has_a_schema_file() -> None:
+    from schemas.gateway import CLIENT_MESSAGES, SERVER_MESSAGES
+
+    files = {rel for rel in export.documents() if rel.startswith("ws/")}
+    assert len(files) == len(CLIENT_MESSAGES) + len(SERVER_MESSAGES)
+    assert {"ws/client-subscribe.json", "ws/client-command.json", "ws/server-view.json",
+            "ws/server-result.json", "ws/server-error.json"} <= files
