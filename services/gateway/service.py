@@ -91,6 +91,8 @@ class Gateway:
         if earlier is not None:
             return for_client(earlier)
         meta = await self.meta(seat.match_id)
+        if meta.status == "open":  # the cached meta may predate the last join
+            meta = await self.meta(seat.match_id, fresh=True)
         if meta.status == "open":
             return CommandResult(command_id=command.idempotency_key, match_id=seat.match_id, seat=seat.seat,
                                  status="rejected", version=await self.store.version(seat.match_id),
@@ -152,7 +154,7 @@ class Gateway:
 
     # -- logs ------------------------------------------------------------------------------------
     async def log(self, match_id: str, token: str | None, after_version: int) -> LogAnswer:
-        meta = await self.meta(match_id)
+        meta = await self.meta(match_id, fresh=True)
         seat: int | None = None
         if token:
             seat = (await self.authenticate(match_id, token)).seat
