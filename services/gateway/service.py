@@ -87,13 +87,10 @@ class Gateway:
         """Publish the command for ``seat`` and wait up to ``wait_s`` for its result (None: still pending).
         A key already used returns its recorded result and publishes nothing."""
         command_id = scoped_id(seat.seat, command.idempotency_key)
-        earlier = await self.store.result(seat.match_id, command_id)
-        if earlier is not None:
-            return for_client(earlier)
         meta = await self.meta(seat.match_id)
         if meta.status == "open":  # the cached meta may predate the last join
             meta = await self.meta(seat.match_id, fresh=True)
-        if meta.status == "open":
+        if meta.status == "open":  # nothing is published for a match still waiting for players
             return CommandResult(command_id=command.idempotency_key, match_id=seat.match_id, seat=seat.seat,
                                  status="rejected", version=await self.store.version(seat.match_id),
                                  code="not_your_turn", reason="the match is waiting for players to join")
@@ -103,8 +100,10 @@ class Gateway:
             envelope = CommandEnvelope(command_id=command_id, match_id=seat.match_id, seat=seat.seat,
                                        type=command.type, body=command.body,
                                        expected_version=command.expected_version)
-            await self.store.publish(envelope)
+            earlier = await self.store.publish(envelope)
             metrics.GATEWAY_COMMANDS.inc()
+            if earlier is not None:
+                return for_client(earlier)
             return await self._await(seat, command_id, future, wait_s)
         finally:
             hub.forget(command_id, future)

@@ -100,13 +100,18 @@ class GatewayStore:
         return [(_meta_from(h), int(h.get(b"version", 0))) for h in metas if h]
 
     # -- commands and results --------------------------------------------------------------------
-    async def publish(self, envelope: CommandEnvelope) -> None:
-        """Mark the command sent and add it to its partition's stream, in one round trip."""
+    async def publish(self, envelope: CommandEnvelope) -> CommandResult | None:
+        """In one round trip: the command's recorded result if it has one, mark it sent, add it to its
+        partition's stream. A resent command is published again; the worker answers the copy with the
+        first result and applies nothing (the at-most-once record), so the caller may return the recorded
+        result at once or wait for the first copy's."""
         k, mid = self.keys, envelope.match_id
         pipe = self.r.pipeline(transaction=False)
+        pipe.hget(k.seen(mid), envelope.command_id)
         pipe.hset(k.sent(mid), envelope.command_id, 1)
         pipe.xadd(k.commands(k.partition(mid)), {FIELD: pack(envelope)})
-        await pipe.execute()
+        earlier, _, _ = await pipe.execute()
+        return unpack(CommandResult, earlier) if earlier is not None else None
 
     async def was_sent(self, match_id: str, command_id: str) -> bool:
         return bool(await self.r.hexists(self.keys.sent(match_id), command_id))
