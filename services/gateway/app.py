@@ -20,7 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from schemas.envelopes import CommandResult
@@ -59,6 +59,7 @@ bearer = HTTPBearer(auto_error=False, description="The seat token from joining")
 MatchId = Annotated[str, Path(pattern=MATCH_ID)]
 Key = Annotated[str, Path(pattern=IDEMPOTENCY_KEY)]
 DESCRIPTIONS = {400: "malformed request (the problem names the field)", 401: "missing or wrong seat token",
+                403: "the token's seat may not do this",
                 404: "unknown match", 409: "seat taken or match full", 413: "body too large",
                 422: "unknown game, bad seat count or options", 429: "rate limited (see Retry-After)",
                 503: "Redis unavailable"}
@@ -239,7 +240,10 @@ def _routes(app: FastAPI) -> None:
         game = get_game(body.game)
         if not game.min_seats <= body.seats <= game.max_seats:
             raise Refused(422, "bad_options", f"{body.game} takes {game.min_seats} to {game.max_seats} seats")
-        meta = await st.store.create_match(body.game, body.seats, body.options, body.reveal_log)
+        try:
+            meta = await st.store.create_match(body.game, body.seats, body.options, body.reveal_log)
+        except ValidationError as e:  # a game whose set-up let its options model's error through
+            raise Refused(422, "bad_options", f"bad options for {body.game} ({e.error_count()} errors)") from None
         log.info("match created", match_id=meta.match_id, game=meta.game, seats=meta.seats)
         return encode(request, summary(meta, await st.store.version(meta.match_id)), 201)
 
@@ -291,6 +295,18 @@ def _routes(app: FastAPI) -> None:
                       after_version: Annotated[int | None, Query(ge=0)] = None,
                       wait_s: Annotated[float, Query(ge=0, le=30)] = 0.0) -> Response:
         record = await state_of(request).gateway.view(match_id, str(seat.seat), after_version, wait_s)
+        return _view(request, record)
+
+    @app.get("/matches/{match_id}/views/seat/{seat}", response_model=ViewAnswer, tags=["play"],
+             responses={204: {"description": "no newer version within wait_s"}, **problems(401, 403, 404)})
+    async def seat_view(request: Request, match_id: MatchId, seat: Annotated[int, Path(ge=0, le=15)],
+                        caller: Annotated[Seat, Depends(seat_of)],
+                        after_version: Annotated[int | None, Query(ge=0)] = None,
+                        wait_s: Annotated[float, Query(ge=0, le=30)] = 0.0) -> Response:
+        """The same as ``views/me`` when ``seat`` is the token's own; another seat's view is never given."""
+        if seat != caller.seat:
+            raise Refused(403, "forbidden", "a seat token reads only its own seat's view")
+        record = await state_of(request).gateway.view(match_id, str(seat), after_version, wait_s)
         return _view(request, record)
 
     @app.get("/matches/{match_id}/views/public", response_model=ViewAnswer, tags=["play"],

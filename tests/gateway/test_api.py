@@ -134,6 +134,9 @@ def test_views_long_poll_and_a_seat_sees_its_legal_commands(gateway_stack: Gatew
     assert mine["key"] == str(seat) and mine["legal"], "the seat to act is told what it may send"
     other = c.get(f"/matches/{match_id}/views/me", headers=bearer(tokens[1 - seat])).json()
     assert other["legal"] == []
+    assert c.get(f"/matches/{match_id}/views/seat/{seat}", headers=bearer(tokens[seat])).json() == mine
+    forbidden = c.get(f"/matches/{match_id}/views/seat/{1 - seat}", headers=bearer(tokens[seat]))
+    assert forbidden.status_code == 403 and forbidden.json()["code"] == "forbidden"
     started = time.monotonic()
     nothing = c.get(f"/matches/{match_id}/views/public", params={"after_version": public["version"], "wait_s": 1})
     assert nothing.status_code == 204 and time.monotonic() - started >= 0.9
