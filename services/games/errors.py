@@ -51,3 +51,9 @@ class Unauthorized(Rejected):
     """The seat credential is missing or wrong."""
 
     code = "unauthorized"
+
+
+class StaleVersion(Rejected):
+    """The command named an ``expected_version`` the match has moved past: decide again on the new view."""
+
+    code = "conflict"

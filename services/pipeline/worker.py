@@ -24,7 +24,7 @@ from schemas.envelopes import CommandEnvelope, CommandResult, MatchMeta
 from services import metrics
 from services.faults import fault_point
 from services.games.base import Command
-from services.games.errors import BadCommand, GameOver, NotYourTurn, Rejected
+from services.games.errors import BadCommand, GameOver, NotYourTurn, Rejected, StaleVersion
 from services.games.rng import derive_rng
 from services.logs import get_logger
 from services.pipeline.ports import AppendStatus, CommandBus, Delivery, EventStore
@@ -254,7 +254,7 @@ class Worker:
                 if loaded.game.outcome(loaded.state) is not None:
                     raise GameOver("the match is over")
                 if env.expected_version is not None and env.expected_version != version:
-                    raise Rejected(f"the match is at version {version}, not {env.expected_version}")
+                    raise StaleVersion(f"the match is at version {version}, not {env.expected_version}")
                 command = Command(env.seat, env.type, env.body)
                 events = loaded.game.decide(loaded.state, command, derive_rng(meta.seed or 0, version))
             except Rejected as err:
