@@ -98,12 +98,15 @@ class MatchHub:
         results_pos, updates_pos = self._positions
         for stream, entries in reply:
             for entry_id, fields in entries:
-                if stream == results_key:
-                    results_pos = entry_id.decode()
-                    self._on_result(unpack(CommandResult, fields[b"r"]))
-                else:
-                    updates_pos = entry_id.decode()
-                    self._on_update(Update(fields[b"k"].decode(), int(fields[b"v"])))
+                try:
+                    if stream == results_key:
+                        results_pos = entry_id.decode()
+                        self._on_result(unpack(CommandResult, fields[b"r"]))
+                    else:
+                        updates_pos = entry_id.decode()
+                        self._on_update(Update(fields[b"k"].decode(), int(fields[b"v"])))
+                except Exception as e:  # an unreadable entry is skipped, never read again and again
+                    log.error("unreadable entry", match_id=self.match_id, entry=entry_id, error=repr(e))
         self._positions = (results_pos, updates_pos)
 
     def _on_result(self, result: CommandResult) -> None:
@@ -133,10 +136,15 @@ class MatchHub:
         if not futures:
             self.waiters.pop(command_id, None)
 
-    @contextlib.asynccontextmanager
-    async def listen(self) -> AsyncIterator[Listener]:
+    def add_listener(self) -> Listener:
+        """Register a listener now (no await between a hub's start and this keeps the hub alive)."""
         listener = Listener()
         self.listeners.add(listener)
+        return listener
+
+    @contextlib.asynccontextmanager
+    async def listen(self, listener: Listener | None = None) -> AsyncIterator[Listener]:
+        listener = listener or self.add_listener()
         try:
             yield listener
         finally:

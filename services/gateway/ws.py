@@ -126,9 +126,10 @@ class Session:
         sub = Subscription(msg.match_id, seat)
         self.subs[msg.match_id] = sub
         hub = await self.gateway.hubs.get(msg.match_id)
+        listener = hub.add_listener()
         metrics.GATEWAY_HUBS.set(len(self.gateway.hubs))
         ready = asyncio.Event()
-        sub.task = asyncio.create_task(self._forward(sub, hub, msg, meta.game, ready))
+        sub.task = asyncio.create_task(self._forward(sub, hub, listener, msg, meta.game, ready))
         await ready.wait()
 
     def _unsubscribe(self, match_id: str) -> None:
@@ -167,12 +168,13 @@ class Session:
             self.send(ResultMessage(cid=msg.cid, result=result))
 
     # -- forwarding --------------------------------------------------------------------------------
-    async def _forward(self, sub: Subscription, hub: Any, msg: Subscribe, game: str, ready: asyncio.Event) -> None:
+    async def _forward(self, sub: Subscription, hub: Any, listener: Any, msg: Subscribe, game: str,
+                       ready: asyncio.Event) -> None:
         seat = sub.seat.seat if sub.seat is not None else None
         key = "public" if seat is None else str(seat)
         sent = events_sent = msg.after_version
         try:
-            async with hub.listen() as listener:
+            async with hub.listen(listener):
                 version = await self.gateway.store.version(msg.match_id)
                 self.send(Subscribed(cid=msg.cid, match_id=msg.match_id, seat=seat, version=version))
                 ready.set()
