@@ -18,7 +18,7 @@ CRDS = {("keda.sh/v1alpha1", "ScaledObject"), ("keda.sh/v1alpha1", "TriggerAuthe
         ("monitoring.coreos.com/v1", "ServiceMonitor")}
 # Overlays whose Secret airship-redis comes from the operator's secret store, not from kustomize.
 EXTERNAL_SECRETS = {"production": {"airship-redis"}, "production-hpa": {"airship-redis"}}
-SECRET_KEYS = {"worker-url", "projector-url", "lobby-url", "keda-username", "keda-password"}
+SECRET_KEYS = {"worker-url", "projector-url", "gateway-url", "keda-username", "keda-password"}
 
 Doc = dict[str, Any]
 

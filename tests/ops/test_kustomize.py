@@ -96,9 +96,49 @@ def test_configmap_and_secret_references_resolve(overlay: str) -> None:
 def test_dev_secret_holds_every_key_and_urls_for_each_role() -> None:
     secret = one(build("dev"), "Secret", "airship-redis")
     data = {k: base64.b64decode(v).decode() for k, v in secret["data"].items()}
-    assert set(data) >= SECRET_KEYS
-    for role in ("worker", "projector", "lobby"):
+    assert set(data) == SECRET_KEYS
+    for role in ("worker", "projector", "gateway"):
         assert data[f"{role}-url"].startswith(f"redis://{role}:")
+    assert data["keda-username"] == "keda"
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_each_deployment_logs_in_to_redis_as_its_own_user(overlay: str) -> None:
+    docs = build(overlay)
+    for name in ("worker", "projector", "gateway"):
+        (container,) = containers(one(docs, "Deployment", f"airship-{name}"))
+        refs = [v["valueFrom"]["secretKeyRef"] for v in container["env"] if v["name"] == "AIRSHIP_REDIS_URL"]
+        assert refs == [{"name": "airship-redis", "key": f"{name}-url"}]
+    text = yaml.safe_dump_all(docs)
+    for gone in ("lobby", "bot-url", "reader"):  # users that no longer exist
+        assert gone not in text, f"{overlay} still mentions {gone}"
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_gateway_serves_http_with_probes_and_a_service(overlay: str) -> None:
+    docs = build(overlay)
+    deployment = one(docs, "Deployment", "airship-gateway")
+    pod = deployment["spec"]["template"]["spec"]
+    (container,) = containers(deployment)
+    args = container["args"]
+    assert args[:2] == ["airship", "gateway"] and args[args.index("--host") + 1] == "0.0.0.0"
+    port = int(args[args.index("--port") + 1])
+    assert {p["name"]: p["containerPort"] for p in container["ports"]} == {"http": port}
+    assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
+    assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "http"}
+    assert container["startupProbe"]["httpGet"]["path"] == "/healthz"
+    assert {"requests", "limits"} <= set(container["resources"])
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert container["securityContext"]["allowPrivilegeEscalation"] is False
+    assert pod["securityContext"]["runAsNonRoot"] is True and pod["automountServiceAccountToken"] is False
+    assert deployment["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
+    service = one(docs, "Service", "airship-gateway")
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert service["spec"]["selector"].items() <= labels.items()
+    assert service["spec"].get("clusterIP") != "None"
+    assert [(p["name"], p["targetPort"]) for p in service["spec"]["ports"]] == [("http", "http")]
+    budget = one(docs, "PodDisruptionBudget", "airship-gateway")
+    assert budget["spec"]["selector"]["matchLabels"].items() <= labels.items()
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -129,9 +169,11 @@ def test_metrics_services_and_service_monitor(overlay: str) -> None:
     assert monitor["apiVersion"] == "monitoring.coreos.com/v1"
     selected = [s for s in services.values()
                 if monitor["spec"]["selector"]["matchLabels"].items() <= s["metadata"]["labels"].items()]
-    assert {s["metadata"]["name"] for s in selected} == {"airship-worker", "airship-projector"}
-    for endpoint in monitor["spec"]["endpoints"]:
-        assert endpoint["port"] == "metrics" and endpoint["path"] == "/metrics"
+    assert {s["metadata"]["name"] for s in selected} == {"airship-worker", "airship-projector", "airship-gateway"}
+    endpoints = {e["port"]: e["path"] for e in monitor["spec"]["endpoints"]}
+    assert endpoints == {"metrics": "/metrics", "http": "/metrics"}  # the gateway: /metrics on its HTTP port
+    for service in selected:  # every selected Service is scraped through one of the endpoints
+        assert {p["name"] for p in service["spec"]["ports"]} & set(endpoints), service["metadata"]["name"]
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
