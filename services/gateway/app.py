@@ -264,6 +264,7 @@ def _routes(app: FastAPI) -> None:
         if taken is None:
             raise Refused(409, "conflict", f"seat {body.seat} is taken" if body.seat is not None
                           else "the match is full")
+        st.gateway.forget(match_id)  # the cached meta still says the seat is free (and the match open)
         log.info("seat joined", match_id=match_id, seat=taken[0])
         return encode(request, SeatToken(match_id=match_id, seat=taken[0], token=taken[1]), 201)
 

@@ -67,6 +67,9 @@ class Gateway:
         self._metas[match_id] = (now, meta)
         return meta
 
+    def forget(self, match_id: str) -> None:
+        self._metas.pop(match_id, None)
+
     async def authenticate(self, match_id: str, token: str | None) -> Seat:
         """The seat ``token`` acts for in this match: 401 for a missing or wrong token."""
         if not token:

@@ -3,8 +3,10 @@
 
 Layout (every key under ``<prefix>:{p}``, see :mod:`services.pipeline.keys`):
 
-- ``match:<id>:meta`` hash: match_id, game, seats, seed, options (msgpack), status, version, created (ms),
-  joined, ``cred:<seat>`` (sha256 of the seat credential; the credential itself is never stored).
+- ``match:<id>:meta`` hash: match_id, game, seats, options (msgpack), status, version, created (ms),
+  joined, reveal_log, ``cred:<seat>`` (sha256 of the seat token; the token itself is never stored).
+- ``match:<id>:secret``: the seed, which only workers (and admin tools) may read.
+- ``match:<id>:sent`` hash: command ids the gateway published (to tell "pending" from "never sent").
 - ``match:<id>:log`` stream, entry id ``<version>-0``, field ``e`` = packed EventEnvelope; never trimmed.
 - ``feed`` stream: every event of the partition (field ``e``), trimmed to ~``feed_maxlen``.
 - ``match:<id>:seen`` hash command id -> packed CommandResult (the at-most-once record; kept with the log);

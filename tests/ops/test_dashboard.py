@@ -32,6 +32,14 @@ def scrape() -> Iterator[dict[str, set[str]]]:
     # metrics of paths a healthy match never takes.
     metrics.STREAM_LAG.labels("commands", "0").set(0)
     metrics.STREAM_LAG.labels("feed", "0").set(0)
+    # The gateway's request metrics, recorded by its middleware on a real request (no Redis needed for /games).
+    from fastapi.testclient import TestClient
+
+    from services.gateway.app import create_app
+    from services.settings import Settings
+
+    with TestClient(create_app(Settings())) as gateway:
+        assert gateway.get("/games").status_code == 200
     port = free_port()
     server, thread = start_http_server(port, addr="127.0.0.1")
     try:
