@@ -6,6 +6,7 @@ import argparse
 import json
 from collections.abc import Callable
 
+from services.client.console import URL_ENV, add_url, one_line_errors
 from services.games import GAMES, get_game
 from services.games.errors import BadOptions
 
@@ -29,14 +30,16 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--seed", type=int, default=0, help="tournament seed (match and bot seeds derive from it)")
     p.add_argument("--option", "-o", action="append", type=_option, default=[],
                    help="match option name=value (JSON value), repeatable")
-    p.add_argument("--redis", default=None, help="Redis URL (workers and projectors must run); in-process if absent")
+    add_url(p, help=f"play every match through the gateway at this URL (default: ${URL_ENV}; the gateway then "
+                    "chooses the seeds); in-process, reproducibly, if absent")
     p.add_argument("--json", action="store_true", help="print the results as JSON instead of tables")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+@one_line_errors
 def cmd_tournament(args: argparse.Namespace) -> int:
     from services.bots.tournament import ProgressBar, run_tournament
-    from services.pipeline.client import Client
+    from services.client.http import GatewayClient
 
     game = get_game(args.game)
     lineup = [k.strip() for k in args.bots.split(",") if k.strip()]
@@ -47,18 +50,16 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                          f"--bots names {len(lineup)}")
     if args.matches < 1:
         raise BadOptions("--matches must be at least 1")
-    factory = None
-    if args.redis:
-        from services.pipeline.backends import open_backend
-
-        client = Client(open_backend(args.redis))
-        factory = lambda: client  # noqa: E731
+    client = GatewayClient(args.url) if args.url else None
+    factory = (lambda: client) if client is not None else None
     progress = None if args.quiet else ProgressBar(args.game)
     try:
         result = run_tournament(args.game, lineup, args.matches, args.seed, dict(args.option), factory, progress)
     finally:
         if progress:
             progress.done()
+        if client is not None:
+            client.close()
     print(json.dumps(result.as_dict()) if args.json else result.table())
     return 0
 

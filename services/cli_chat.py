@@ -1,4 +1,4 @@
-"""CLI command of the IRC bridge: ``airship irc --server HOST:PORT --channel '#airship' [--redis URL]``."""
+"""CLI command of the IRC bridge: ``airship irc --server HOST:PORT --channel '#airship' [--url GATEWAY]``."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import argparse
 import sys
 import threading
 from collections.abc import Callable
+
+from services.client.console import URL_ENV, add_url, say_error
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -16,9 +18,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--channel", action="append", default=[], help="a channel to serve (repeatable; default #airship)")
     p.add_argument("--nick", default="airship", help="the bot's nick (an underscore is added while it is taken)")
     p.add_argument("--password", default=None, help="the server password, if it needs one")
-    p.add_argument("--redis", default=None,
-                   help="Redis URL of a running service (workers and projectors); without it the bridge runs an "
-                        "in-process service whose matches live only as long as it does")
+    add_url(p, help=f"the gateway URL of a running service (default: ${URL_ENV}); without one the bridge runs an "
+                    "in-process service whose matches live only as long as it does")
     p.add_argument("--line-interval-s", type=float, default=0.5,
                    help="flood control: seconds between lines after a burst of 5 (0: no limit)")
     p.add_argument("--poll-s", type=float, default=0.5, help="how often to look for moves made elsewhere")
@@ -27,8 +28,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 def cmd_irc(args: argparse.Namespace) -> int:
     from services.chat.irc.bridge import BridgeSettings, IrcBridge
     from services.chat.irc.connection import IrcError
-    from services.pipeline.backends import open_backend
+    from services.client.errors import ClientError
+    from services.client.http import GatewayClient
+    from services.client.protocol import GameClient
     from services.pipeline.client import Client
+    from services.pipeline.memory import MemoryBackend
     from services.pipeline.projector import Projector
     from services.pipeline.worker import Worker
     from services.settings import Settings
@@ -41,14 +45,24 @@ def cmd_irc(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"airship: {e}", file=sys.stderr)
         return 2
-    backend = open_backend(args.redis)
     services: list[Worker | Projector] = []
-    if not args.redis:  # the embedded service, on threads of its own
+    client: GameClient
+    if args.url:
+        try:
+            gateway = GatewayClient(args.url)
+            gateway.games()  # a dead gateway or a wrong URL: say so now, not at the first '!new'
+        except ClientError as e:
+            say_error(e)
+            return 2
+        client, close = gateway, gateway.close
+    else:  # the embedded service, on threads of its own
+        backend = MemoryBackend()
         services = [Worker(backend.bus, backend.store, "irc-worker"),
                     Projector(backend.store, backend.views, "irc-projector")]
         for service in services:
             threading.Thread(target=service.run, name=type(service).__name__, daemon=True).start()
-    bridge = IrcBridge(Client(backend), settings)
+        client, close = Client(backend), backend.close
+    bridge = IrcBridge(client, settings)
     try:
         bridge.run()
     except IrcError as e:
@@ -59,7 +73,7 @@ def cmd_irc(args: argparse.Namespace) -> int:
     finally:
         for service in services:
             service.stop()
-        backend.close()
+        close()
     return 0
 
 

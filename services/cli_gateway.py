@@ -30,7 +30,8 @@ def cmd_gateway(args: argparse.Namespace) -> int:
     app = create_app(settings)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False,
                 ws_max_size=max(settings.gateway_max_body * 4, 1 << 20), timeout_graceful_shutdown=10,
-                proxy_headers=bool(settings.gateway_trust_proxy), server_header=False)
+                proxy_headers=bool(settings.gateway_trust_proxy), server_header=False,
+                ws_per_message_deflate=False)  # messages are a few hundred bytes: compressing them costs more
     return 0
 
 

@@ -42,7 +42,8 @@ def print_report(report: MatchReport) -> None:
     outcome = report.outcome
     scores = outcome.get("scores", [])
     winners = set(outcome.get("winners", []))
-    print(f"match {report.meta.match_id} ({report.meta.game}, seed {report.meta.seed}) finished at version "
+    seed = getattr(report.meta, "seed", None)  # a gateway's match summary does not show it
+    print(f"match {report.meta.match_id} ({report.meta.game}, seed {seed}) finished at version "
           f"{report.version} after {report.commands} commands in {report.seconds:.2f}s")
     for seat, score in enumerate(scores):
         print(f"  seat {seat}: {score:>3} points{'  winner' if seat in winners else ''}")

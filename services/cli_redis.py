@@ -1,9 +1,11 @@
-"""CLI commands of the Redis service: ``worker``, ``projector``, ``lobby create|join|list``, ``send``,
-``watch`` (spectator) and ``bench pipeline|reducers|replay|memory``.
+"""CLI commands of the Redis service: ``worker``, ``projector`` and ``bench pipeline|reducers|replay|memory``,
+and the player commands ``lobby create|join|list``, ``send`` and ``watch`` (spectator).
 
-Every command takes ``--redis URL`` (default ``AIRSHIP_REDIS_URL``); the other settings come from the
+The service commands take ``--redis URL`` (default ``AIRSHIP_REDIS_URL``); the other settings come from the
 environment (:mod:`services.settings`), a few also from flags. ``worker`` and ``projector`` finish the
-batch in hand and exit 0 on SIGTERM or SIGINT.
+batch in hand and exit 0 on SIGTERM or SIGINT. The player commands go through the gateway: ``--url URL``
+(default ``AIRSHIP_URL``); an unknown match, a wrong token or a dead gateway is one line on stderr and a
+non-zero exit.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections.abc import Callable
 from typing import Any, TypeAlias
 
 from services import metrics
+from services.client.console import add_url, client_for, one_line_errors
 from services.logs import get_logger
 from services.pipeline.keys import PROJECTORS_GROUP, WORKERS_GROUP
 
@@ -46,34 +49,37 @@ def add_parsers(sub: SubParsers) -> None:
     _service(sub.add_parser("worker", help="handle commands from Redis (stateless; run any number)"))
     _service(sub.add_parser("projector", help="build the read models from the partition feeds"))
 
-    lobby = sub.add_parser("lobby", help="create, join and list matches").add_subparsers(dest="action", required=True)
-    create = lobby.add_parser("create", help="set a match up; prints its metadata as JSON")
-    _common(create)
+    lobby = sub.add_parser("lobby", help="create, join and list matches (through the gateway)").add_subparsers(
+        dest="action", required=True)
+    create = lobby.add_parser("create", help="set a match up; prints its summary as JSON")
+    add_url(create)
     create.add_argument("--game", required=True)
     create.add_argument("--seats", type=int, required=True)
     create.add_argument("--option", "-o", action="append", type=_parse_option, default=[], help="name=value")
-    create.add_argument("--seed", type=int, default=None)
-    create.add_argument("--match-id", default=None)
-    join = lobby.add_parser("join", help="take a seat; prints the seat and its credential (shown once)")
-    _common(join)
+    create.add_argument("--hide-log", action="store_true",
+                        help="once finished, show the log as each seat saw it, not whole (reveal_log=false)")
+    join = lobby.add_parser("join", help="take a seat; prints the seat and its token (shown once) as JSON")
+    add_url(join)
     join.add_argument("match_id")
     join.add_argument("--seat", type=int, default=None)
-    listing = lobby.add_parser("list", help="matches, one JSON line each")
-    _common(listing)
+    listing = lobby.add_parser("list", help="matches, newest first, one JSON line each")
+    add_url(listing)
     listing.add_argument("--status", choices=["open", "running", "finished"], default=None)
+    listing.add_argument("--game", default=None)
     listing.add_argument("--limit", type=int, default=100)
 
-    send = sub.add_parser("send", help="send one command and print its result")
-    _common(send)
+    send = sub.add_parser("send", help="send one command through the gateway and print its result")
+    add_url(send)
     send.add_argument("match_id")
-    send.add_argument("--seat", type=int, required=True)
-    send.add_argument("--credential", required=True)
+    send.add_argument("--token", required=True, help="the seat token from 'lobby join'")
+    send.add_argument("--seat", type=int, default=None, help="the seat (default: the one the token names)")
     send.add_argument("--type", required=True)
-    send.add_argument("--body", type=json.loads, default={}, help="JSON object")
+    send.add_argument("--body", type=_json_object, default={}, help="JSON object")
+    send.add_argument("--key", default=None, help="idempotency key: sending the same key again is safe")
     send.add_argument("--timeout-s", type=float, default=30.0)
 
     watch = sub.add_parser("watch", help="spectate a match: every new public view as a JSON line")
-    _common(watch)
+    add_url(watch)
     watch.add_argument("match_id")
     watch.add_argument("--after-version", type=int, default=0, help="resume after this version")
     watch.add_argument("--idle-timeout-s", type=float, default=600.0)
@@ -94,6 +100,16 @@ def add_parsers(sub: SubParsers) -> None:
     replay.add_argument("--game", action="append", default=None, help="a game (repeatable); all if absent")
     replay.add_argument("--matches", type=int, default=200)
     replay.add_argument("--json", action="store_true", help="one JSON object per game")
+    gateway = bench.add_parser("gateway", help="commands/s and latency through the gateway's WebSocket vs "
+                               "straight to the streams")
+    _common(gateway)
+    gateway.add_argument("--clients", type=int, default=32, help="concurrent clients in all, one match each")
+    gateway.add_argument("--processes", type=int, default=4, help="load-generator processes the clients share")
+    gateway.add_argument("--commands", type=int, default=2000, help="commands per run")
+    gateway.add_argument("--workers", type=int, default=1, help="worker processes")
+    gateway.add_argument("--one-client-commands", type=int, default=300,
+                         help="commands of the extra one-client runs (unloaded latency; 0: none)")
+    gateway.add_argument("--json", action="store_true", help="one JSON object")
     memory = bench.add_parser("memory", help="Redis bytes per event and per finished match")
     _common(memory)
     memory.add_argument("--game", action="append", default=None, help="a game (repeatable); all if absent")
@@ -205,46 +221,57 @@ def cmd_projector(args: argparse.Namespace) -> int:
     return 0
 
 
-def _client(args: argparse.Namespace) -> Any:
-    from services.pipeline.client import Client
-    from services.pipeline.redis_backend import RedisBackend
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"not JSON: {e}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("must be a JSON object")
+    return value
 
-    return Client(RedisBackend(settings_from(args)))
 
-
+@one_line_errors
 def cmd_lobby(args: argparse.Namespace) -> int:
-    client = _client(args)
-    if args.action == "create":
-        meta = client.create_match(args.game, args.seats, dict(args.option), args.seed, args.match_id)
-        print(meta.model_dump_json(exclude={"credential_hashes"}))
-    elif args.action == "join":
-        seat, credential = client.join(args.match_id, args.seat)
-        print(json.dumps({"match_id": args.match_id, "seat": seat, "credential": credential}))
-    else:
-        for meta in client.matches(args.status)[: args.limit]:
-            print(meta.model_dump_json(exclude={"credential_hashes", "seed"}))
+    with client_for(args) as client:
+        if args.action == "create":
+            summary = client.create_match(args.game, args.seats, dict(args.option), reveal_log=not args.hide_log)
+            print(summary.model_dump_json())
+        elif args.action == "join":
+            seat, token = client.join(args.match_id, args.seat)
+            print(json.dumps({"match_id": args.match_id, "seat": seat, "token": token}))
+        else:
+            for summary in client.matches(args.status, args.game, args.limit):
+                print(summary.model_dump_json())
     return 0
 
 
+@one_line_errors
 def cmd_send(args: argparse.Namespace) -> int:
-    client = _client(args)
-    result = client.call(args.match_id, args.seat, args.credential, args.type, args.body, args.timeout_s)
+    from services.client.common import seat_of_token
+
+    seat = args.seat if args.seat is not None else seat_of_token(args.token)
+    if seat is None:
+        raise ValueError("the token does not name its seat; give --seat")
+    with client_for(args) as client:
+        result = client.call(args.match_id, seat, args.token, args.type, args.body, args.timeout_s, args.key)
     print(result.model_dump_json(exclude_none=True))
     return 0 if result.status == "accepted" else 1
 
 
+@one_line_errors
 def cmd_watch(args: argparse.Namespace) -> int:
-    from services.pipeline.client import Timeout
+    from services.client.errors import Timeout
 
-    client = _client(args)
-    try:
-        for record in client.subscribe(args.match_id, "public", args.after_version, args.idle_timeout_s):
-            print(json.dumps({"version": record.version, "view": record.view}), flush=True)
-    except Timeout:
-        print(f"airship: nothing new for {args.idle_timeout_s}s", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 0
+    with client_for(args) as client:
+        try:
+            for record in client.subscribe(args.match_id, "public", args.after_version, args.idle_timeout_s):
+                print(json.dumps({"version": record.version, "view": record.view}), flush=True)
+        except Timeout:
+            print(f"airship: nothing new on match {args.match_id} for {args.idle_timeout_s:g}s", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            return 0
     return 0
 
 
@@ -261,6 +288,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from services import bench_memory
 
         return bench_memory.run(settings_from(args), args.game, args.matches, args.json)
+    if args.target == "gateway":
+        from services.benchgw.run import run_gateway_bench
+
+        return run_gateway_bench(settings_from(args), args.clients, args.processes, args.commands, args.workers,
+                                 args.json, args.one_client_commands)
     from services.bench import run_pipeline_bench
 
     return run_pipeline_bench(settings_from(args), [int(w) for w in args.workers.split(",") if w.strip()],

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from services.client.console import add_url, client_for, one_line_errors
 from services.replay.files import FORMATS, LogFileError, MatchLog
 from services.replay.stepper import ReplayError
 
@@ -37,11 +38,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--as", dest="new_id", default=None, help="store the match under this id")
     p.add_argument("--format", choices=FORMATS, default=None)
 
-    p = sub.add_parser("chat", help="play one seat of a match from the terminal, in chat commands")
-    p.add_argument("--redis", required=True, help="Redis URL")
+    p = sub.add_parser("chat", help="play one seat of a match from the terminal, in chat commands (through the "
+                                    "gateway)")
+    add_url(p)
     p.add_argument("--match", required=True, help="the match id")
-    p.add_argument("--seat", type=int, required=True)
-    p.add_argument("--credential", required=True, help="the seat credential from joining")
+    p.add_argument("--token", required=True, help="the seat token from 'airship lobby join'")
+    p.add_argument("--seat", type=int, default=None, help="the seat (default: the one the token names)")
 
 
 def _fail(message: str) -> int:
@@ -124,16 +126,16 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+@one_line_errors
 def cmd_chat(args: argparse.Namespace) -> int:
     from services.chat.terminal import run_chat
-    from services.pipeline.backends import open_backend
-    from services.pipeline.client import Client
+    from services.client.common import seat_of_token
 
-    backend = open_backend(args.redis)
-    try:
-        return run_chat(Client(backend), args.match, args.seat, args.credential, sys.stdin, sys.stdout)
-    finally:
-        backend.close()
+    seat = args.seat if args.seat is not None else seat_of_token(args.token)
+    if seat is None:
+        return _fail("the token does not name its seat; give --seat")
+    with client_for(args) as client:
+        return run_chat(client, args.match, seat, args.token, sys.stdin, sys.stdout)
 
 
 COMMANDS: dict[str, Handler] = {"replay": cmd_replay, "export": cmd_export, "import": cmd_import, "chat": cmd_chat}

@@ -20,6 +20,7 @@
 ``AIRSHIP_GATEWAY_TOKEN_RPS``  gateway: requests per second per seat token (bursts of 4 s worth)
 ``AIRSHIP_GATEWAY_ADDR_RPS``   gateway: requests per second per client address (bursts of 4 s worth)
 ``AIRSHIP_GATEWAY_SOCKETS``    gateway: open WebSockets per seat token
+``AIRSHIP_GATEWAY_SOCKET_RPS`` gateway: messages per second on one WebSocket (bursts of 4 s worth)
 ``AIRSHIP_GATEWAY_TRUST_PROXY`` gateway: 1 to take the client address from X-Forwarded-For
 =============================  =====================================================================
 """
@@ -56,6 +57,7 @@ _ENV = {
     "gateway_token_rps": "AIRSHIP_GATEWAY_TOKEN_RPS",
     "gateway_addr_rps": "AIRSHIP_GATEWAY_ADDR_RPS",
     "gateway_sockets": "AIRSHIP_GATEWAY_SOCKETS",
+    "gateway_socket_rps": "AIRSHIP_GATEWAY_SOCKET_RPS",
     "gateway_trust_proxy": "AIRSHIP_GATEWAY_TRUST_PROXY",
 }
 
@@ -86,6 +88,7 @@ class Settings:
     gateway_token_rps: float = 50.0
     gateway_addr_rps: float = 200.0
     gateway_sockets: int = 4
+    gateway_socket_rps: float = 50.0
     gateway_trust_proxy: int = 0
 
     @classmethod

@@ -1,4 +1,5 @@
-"""The bot SDK: run a bot in one seat of a match over the client library.
+"""The bot SDK: run a bot in one seat of a match over a client: a gateway client
+(:class:`services.client.GatewayClient`, the way for players) or the embedded trusted client.
 
 A bot is any object with ``choose(view, legal) -> {"type": ..., "body": {...}}`` (see
 :class:`services.bots.base.Bot`). :class:`SeatRunner` joins (or is given) a seat, follows the seat's view
@@ -14,13 +15,17 @@ rejection starts a new attempt.
         def choose(self, view, legal):
             return max(legal, key=lambda c: c["body"].get("amount", 0))
 
-    play_seat(client, match_id, Greedy())  # joins a free seat, plays to the end
+    play_seat(GatewayClient("http://localhost:8000"), match_id, Greedy())  # joins a free seat, plays to the end
+
+With a gateway client the seat's token plays the part of the credential. Command ids longer than the
+gateway's idempotency keys allow (48 characters, for long match ids) are shortened with a hash.
 
 A complete runnable example is ``services/bots/examples/greedy.py``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,12 +35,15 @@ import redis
 
 from schemas.envelopes import CommandResult, ViewRecord
 from services.bots.base import Bot
+from services.client.protocol import GameClient
 from services.logs import get_logger
-from services.pipeline.client import Client, Timeout
+from services.pipeline.client import Timeout
 
 log = get_logger("bot")
+MAX_COMMAND_ID = 48  # the gateway's idempotency keys: [A-Za-z0-9_.:-]{1,48}
 
-# A lost connection to Redis (restarting, unreachable, still loading its data) is one of these too.
+# A lost connection to the gateway (services.client.errors.Unavailable is a ConnectionError) or to Redis
+# (restarting, unreachable, still loading its data) is one of these too.
 ConnectionErrors: tuple[type[BaseException], ...] = (ConnectionError, OSError, Timeout,
                                                      redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 
@@ -49,8 +57,8 @@ class SeatStats:
 
 
 class SeatRunner:
-    def __init__(self, client: Client, match_id: str, seat: int, credential: str, bot: Bot,
-                 timeout_s: float = 60.0, reconnect: Callable[[], Client] | None = None,
+    def __init__(self, client: GameClient, match_id: str, seat: int, credential: str, bot: Bot,
+                 timeout_s: float = 60.0, reconnect: Callable[[], GameClient] | None = None,
                  max_reconnects: int = 20) -> None:
         self.client = client
         self.match_id = match_id
@@ -66,7 +74,10 @@ class SeatRunner:
     max_attempts = 5
 
     def command_id(self, version: int, attempt: int) -> str:
-        return f"{self.match_id}-{self.seat}-v{version}-a{attempt}"
+        tail = f"-{self.seat}-v{version}-a{attempt}"
+        if len(self.match_id) + len(tail) <= MAX_COMMAND_ID:
+            return self.match_id + tail
+        return hashlib.sha256(self.match_id.encode()).hexdigest()[:16] + tail
 
     def run(self) -> ViewRecord:
         """Play until the match ends; returns the seat's final view record."""
@@ -74,7 +85,8 @@ class SeatRunner:
         attempt = (0, 0)  # (version, attempt) of the decision in hand
         while True:
             try:
-                record = self.client.wait_view(self.match_id, self.seat, seen + 1, self.timeout_s)
+                record = self.client.wait_view(self.match_id, self.seat, seen + 1, self.timeout_s,
+                                               token=self.credential)
                 if record.view.get("finished"):
                     self.final = record
                     return record
@@ -118,7 +130,7 @@ class SeatRunner:
         self.client = self._reconnect()
 
 
-def play_seat(client: Client, match_id: str, bot: Bot, seat: int | None = None, **options: Any) -> ViewRecord:
+def play_seat(client: GameClient, match_id: str, bot: Bot, seat: int | None = None, **options: Any) -> ViewRecord:
     """Join ``match_id`` (the given seat, or the first free one) and play it with ``bot`` to the end.
 
     ``options`` go to :class:`SeatRunner` (``timeout_s``, ``reconnect``, ``max_reconnects``). Returns the
@@ -129,12 +141,11 @@ def play_seat(client: Client, match_id: str, bot: Bot, seat: int | None = None, 
     return SeatRunner(client, match_id, joined, credential, bot, **options).run()
 
 
-def wait_for_players(client: Client, match_id: str, timeout_s: float = 60.0, poll_s: float = 0.05) -> None:
+def wait_for_players(client: GameClient, match_id: str, timeout_s: float = 60.0, poll_s: float = 0.05) -> None:
     """Return once every seat is taken (the service rejects commands of a match still open for joining)."""
     deadline = time.monotonic() + timeout_s
     while True:
-        meta = client.backend.store.meta(match_id)
-        if meta is not None and meta.status != "open":
+        if client.match(match_id).status != "open":
             return
         if time.monotonic() > deadline:
             raise Timeout(f"match {match_id} still waits for players after {timeout_s}s")

@@ -1,10 +1,10 @@
 """Tournaments: many matches among bots, seats rotated, with win rates and their confidence intervals.
 
 Each match goes through the whole pipeline (:func:`services.pipeline.runner.play_match`): in-process by
-default, a fresh embedded backend per match; through Redis when a client factory for it is given
-(workers and projectors must then be running). The lineup names one bot per seat; match ``m`` rotates
-it by ``m`` seats, so every bot sits in every seat equally often when the number of matches is a
-multiple of the number of seats.
+default, a fresh embedded backend per match; through a gateway when a client factory for it is given
+(the gateway chooses the match seeds then, so such a tournament is not reproducible). The lineup names
+one bot per seat; match ``m`` rotates it by ``m`` seats, so every bot sits in every seat equally often
+when the number of matches is a multiple of the number of seats.
 
 Win rates count a shared win as ``1/k`` to each of the ``k`` winners; the interval is Wilson's score
 interval. Under pure chance every seat wins ``1/seats`` of its matches (the "chance" line).
@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from services.bots.plugins import make_bot
-from services.pipeline.client import Client
+from services.client.protocol import GameClient
 from services.pipeline.runner import InProcess, play_match
 
-ClientFactory = Callable[[], Client]
+ClientFactory = Callable[[], GameClient]
 OnMatch = Callable[[int, int, float], None]
 
 Z_95 = 1.959964
@@ -148,7 +148,8 @@ def run_tournament(
         kinds = seating(lineup, m)
         bots = [make_bot(kind, game, seed * 1_000_003 + m * 31 + s) for s, kind in enumerate(kinds)]
         client = client_factory() if client_factory else InProcess(partitions=1).client()
-        report = play_match(client, game, seats, bots, options, seed=seed * 1_000_003 + m,
+        report = play_match(client, game, seats, bots, options,
+                            seed=None if client_factory else seed * 1_000_003 + m,
                             match_id=None if client_factory else f"tournament-{seed}-{m}")
         winners = report.outcome.get("winners", [])
         scores = report.outcome.get("scores", [0] * seats)

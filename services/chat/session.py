@@ -1,4 +1,4 @@
-"""One seat of a match, played in chat text over the client library.
+"""One seat of a match, played in chat text over a client (a gateway client, or the embedded one).
 
 ``handle(text)`` answers a line the player wrote (a command is parsed, sent, and its result told;
 ``help``, ``board`` and ``moves`` are answered directly). ``updates()`` returns the text for whatever
@@ -17,8 +17,10 @@ from typing import Any
 
 from schemas.envelopes import ViewRecord
 from services.chat.adapter import ChatAdapter, ChatError, get_adapter
+from services.client.errors import GatewayError, NotFound
+from services.client.protocol import GameClient
 from services.games.errors import BadOptions
-from services.pipeline.client import Client, Timeout
+from services.pipeline.client import Timeout
 
 HELP_WORDS = {"help", "?", "h"}
 BOARD_WORDS = {"board", "view", "look"}
@@ -27,13 +29,16 @@ FEEDS = ("all", "private")
 
 
 class ChatSession:
-    def __init__(self, client: Client, match_id: str, seat: int, credential: str | None,
+    def __init__(self, client: GameClient, match_id: str, seat: int, credential: str | None,
                  adapter: ChatAdapter | None = None, timeout_s: float = 30.0, feed: str = "all") -> None:
+        """``credential``: the seat's token on a gateway client. Raises ``BadOptions`` for an unknown match
+        or seat."""
         if feed not in FEEDS:
             raise ValueError(f"feed must be one of {FEEDS}, not {feed!r}")
-        meta = client.backend.store.meta(match_id)
-        if meta is None:
-            raise BadOptions(f"no match '{match_id}'")
+        try:
+            meta = client.match(match_id)
+        except NotFound:
+            raise BadOptions(f"no match '{match_id}'") from None
         if not 0 <= seat < meta.seats:
             raise BadOptions(f"seat {seat} does not exist; this match has seats 0 to {meta.seats - 1}")
         self.client = client
@@ -60,7 +65,7 @@ class ChatSession:
     def updates(self) -> list[str]:
         """Text for what happened since the last call (the first call: a greeting and the view)."""
         with self._lock:
-            record = self.client.view(self.match_id, self.seat)
+            record = self.client.view(self.match_id, self.seat, token=self.credential)
             if record is None or (self.shown_version is not None and record.version <= self.shown_version):
                 return []
             lines: list[str] = []
@@ -68,10 +73,8 @@ class ChatSession:
             if self.shown_version is None:
                 lines.append(f"Match {self.match_id} ({self.game}), you are seat {self.seat}. Write 'help' for help.")
             else:
-                store = self.client.backend.store
-                events = store.read_log(self.match_id, after=self.shown_version,
-                                        limit=record.version - self.shown_version)
-                for envelope in events:
+                events = self.client.log(self.match_id, self.credential, after_version=self.shown_version).events
+                for envelope in events[: record.version - self.shown_version]:
                     if self.feed == "private" and not (envelope.visible_to and self.seat in envelope.visible_to):
                         continue
                     line = self.adapter.render_event(envelope.for_seat(self.seat))
@@ -87,7 +90,7 @@ class ChatSession:
         """Block until the seat's view changes (or ``timeout_s`` passes), then :meth:`updates`."""
         after = self.shown_version or 0
         try:
-            self.client.wait_view(self.match_id, self.seat, after + 1, timeout_s)
+            self.client.wait_view(self.match_id, self.seat, after + 1, timeout_s, token=self.credential)
         except Timeout:
             return []
         return self.updates()
@@ -134,16 +137,18 @@ class ChatSession:
         try:
             result = self.client.call(self.match_id, self.seat, self.credential, command["type"],
                                       command.get("body") or {}, self.timeout_s)
-        except Timeout:
+        except (Timeout, ConnectionError):
             return [f"No answer to '{shown}' within {self.timeout_s:g}s; the service may be down. Try again later."]
+        except GatewayError as e:
+            return [f"Refused '{shown}': {e}."]
         if result.status == "rejected":
-            self.record = self.client.view(self.match_id, self.seat) or self.record
+            self.record = self.client.view(self.match_id, self.seat, token=self.credential) or self.record
             help_ = self.adapter.describe_legal(self.legal) if self.legal else self._waiting()
             return [f"Refused '{shown}': {result.reason}. {help_}"]
         lines = [f"OK: {shown}"]
         try:
-            self.client.wait_view(self.match_id, self.seat, result.version, self.timeout_s)
-        except Timeout:
+            self.client.wait_view(self.match_id, self.seat, result.version, self.timeout_s, token=self.credential)
+        except (Timeout, ConnectionError):
             return [*lines, "(the board has not caught up yet)"]
         return lines + self.updates()
 

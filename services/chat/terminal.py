@@ -6,13 +6,14 @@ import threading
 from typing import TextIO
 
 from services.chat.session import ChatSession
+from services.client.errors import GatewayError
+from services.client.protocol import GameClient
 from services.games.errors import Rejected
-from services.pipeline.client import Client
 
 QUIT_WORDS = {"quit", "exit", "/quit"}
 
 
-def run_chat(client: Client, match_id: str, seat: int, credential: str | None, inp: TextIO, out: TextIO,
+def run_chat(client: GameClient, match_id: str, seat: int, credential: str | None, inp: TextIO, out: TextIO,
              follow: bool = True, poll_s: float = 1.0) -> int:
     """Play ``seat`` from ``inp``/``out`` until the match ends, ``quit`` or end of input.
 
@@ -22,6 +23,7 @@ def run_chat(client: Client, match_id: str, seat: int, credential: str | None, i
     """
     try:
         session = ChatSession(client, match_id, seat, credential)
+        first = session.updates()
     except Rejected as e:
         out.write(f"{e.reason}\n")
         return 2
@@ -36,9 +38,13 @@ def run_chat(client: Client, match_id: str, seat: int, credential: str | None, i
 
     def watch() -> None:
         while not stop.is_set() and not session.finished:
-            say(session.wait_updates(poll_s))
+            try:
+                say(session.wait_updates(poll_s))
+            except (GatewayError, ConnectionError) as e:  # the gateway went away: say so, keep trying
+                say([f"(no news from the service: {e})"])
+                stop.wait(poll_s)
 
-    say(session.updates())
+    say(first)
     watcher = threading.Thread(target=watch, name="chat-updates", daemon=True) if follow else None
     if watcher is not None:
         watcher.start()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 from typing import Any
 
 import msgpack
@@ -38,7 +37,6 @@ from services.logs import get_logger
 
 log = get_logger("gateway")
 KINDS: dict[str, type[BaseModel]] = {"subscribe": Subscribe, "command": WsCommand, "unsubscribe": Unsubscribe}
-MESSAGE_RPS = 50.0
 _ids = itertools.count()
 
 
@@ -59,7 +57,8 @@ class Session:
         self.outbox: asyncio.Queue[BaseModel | None] = asyncio.Queue(4096)
         self.subs: dict[str, Subscription] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
-        self.rate = RateLimiter(MESSAGE_RPS, int(MESSAGE_RPS * 4))
+        rps = st.settings.gateway_socket_rps
+        self.rate = RateLimiter(rps, int(rps * 4))
         self.id = str(next(_ids))
 
     async def run(self) -> None:
@@ -224,12 +223,11 @@ class Session:
             message = await self.outbox.get()
             if message is None:
                 return
-            data = message.model_dump(mode="json")
             try:
                 if self.binary:
-                    await self.ws.send_bytes(msgpack.packb(data, use_bin_type=True))
+                    await self.ws.send_bytes(msgpack.packb(message.model_dump(mode="json"), use_bin_type=True))
                 else:
-                    await self.ws.send_text(json.dumps(data, separators=(",", ":")))
+                    await self.ws.send_text(message.model_dump_json())
             except Exception:
                 return
 

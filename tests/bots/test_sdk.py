@@ -122,7 +122,8 @@ class LaggingViews:
                                 legal=[{"type": "take", "body": {"n": 1}}])
         self.final = ViewRecord(match_id="m", key="0", version=7, view={"finished": True})
 
-    def wait_view(self, match_id: str, key: Any, min_version: int = 0, timeout_s: float = 30.0) -> Any:
+    def wait_view(self, match_id: str, key: Any, min_version: int = 0, timeout_s: float = 30.0,
+                  token: str | None = None) -> Any:
         self.asked.append(min_version)
         return self.stale if min_version <= 5 else self.final
 

@@ -1,5 +1,6 @@
-"""The chat commands as a user runs them: ``airship irc`` (its own in-process service) with IRC players on a
-real server, and ``airship chat`` on Redis against a worker and a projector in processes of their own."""
+"""The chat commands as a user runs them: ``airship irc`` (its own in-process service, or through a gateway)
+with IRC players on a real server, and ``airship chat`` through a gateway with a worker and a projector in
+processes of their own."""
 
 from __future__ import annotations
 
@@ -14,14 +15,13 @@ import pytest
 
 from services.bots.base import RandomBot
 from services.bots.sdk import SeatRunner
-from services.pipeline.client import Client
-from services.pipeline.redis_backend import RedisBackend
-from services.settings import Settings
+from services.client import GatewayClient
 from tests.chat.ircd import IrcPlayer, miniircd
 from tests.chat.test_irc_bridge import play_out
-from tests.pipeline.redis_fixtures import ROOT, redis_backend, redis_settings, redis_url, spawn, stop
+from tests.gateway.stack import GatewayStack, gateway_stack
+from tests.pipeline.redis_fixtures import ROOT, redis_url, stop
 
-__all__ = ["redis_backend", "redis_settings", "redis_url"]  # fixtures of the Redis test
+__all__ = ["gateway_stack", "redis_url"]  # fixtures of the gateway tests
 
 
 @pytest.fixture
@@ -30,11 +30,16 @@ def irc_port() -> Iterator[int]:
         yield port
 
 
-def test_airship_irc_serves_a_channel_until_stopped(irc_port: int) -> None:
+@pytest.mark.parametrize("through", ["in-process", pytest.param("gateway", marks=[pytest.mark.redis,
+                                                                                   pytest.mark.gateway])])
+def test_airship_irc_serves_a_channel_until_stopped(irc_port: int, through: str,
+                                                    request: pytest.FixtureRequest) -> None:
     env = {**os.environ, "AIRSHIP_GAME_MODULES": "tests.pipeline.nim"}
+    env.pop("AIRSHIP_URL", None)
+    url = ["--url", request.getfixturevalue("gateway_stack").url] if through == "gateway" else []
     bridge = subprocess.Popen([sys.executable, "-m", "services.cli", "--log-level", "error", "irc", "--server",
                                f"127.0.0.1:{irc_port}", "--channel", "#cli", "--nick", "airship",
-                               "--line-interval-s", "0", "--poll-s", "0.05"], env=env, cwd=ROOT)
+                               "--line-interval-s", "0", "--poll-s", "0.05", *url], env=env, cwd=ROOT)
     players = [IrcPlayer(irc_port, nick) for nick in ("dora", "emil")]
     try:
         for player in players:
@@ -62,38 +67,37 @@ def test_airship_irc_serves_a_channel_until_stopped(irc_port: int) -> None:
 
 
 @pytest.mark.redis
-def test_airship_chat_plays_a_seat_on_redis(redis_settings: Settings, redis_backend: RedisBackend) -> None:
-    services = [spawn(redis_settings, "worker"), spawn(redis_settings, "projector")]
-    try:
-        client = Client(redis_backend, poll_ms=50)
-        meta = client.create_match("nim", 2, seed=5)
-        creds = dict(client.join(meta.match_id, seat) for seat in range(2))
-        env = {**os.environ, "AIRSHIP_KEY_PREFIX": redis_settings.key_prefix,
-               "AIRSHIP_PARTITIONS": str(redis_settings.partitions)}
-        chat = subprocess.Popen([sys.executable, "-m", "services.cli", "--log-level", "error", "chat", "--redis",
-                                 redis_settings.redis_url, "--match", meta.match_id, "--seat", "0",
-                                 "--credential", creds[0]], env=env, cwd=ROOT, stdin=subprocess.PIPE,
+@pytest.mark.gateway
+def test_airship_chat_plays_a_seat_through_the_gateway(gateway_stack: GatewayStack) -> None:
+    with GatewayClient(gateway_stack.url) as client:
+        match = client.create_match("nim", 2)
+        tokens = [client.join(match.match_id, seat)[1] for seat in range(2)]
+        env = {**os.environ, "AIRSHIP_URL": gateway_stack.url}  # the URL from the environment
+        chat = subprocess.Popen([sys.executable, "-m", "services.cli", "--log-level", "error", "chat", "--match",
+                                 match.match_id, "--token", tokens[0]], env=env, cwd=ROOT, stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, text=True, bufsize=1)
-        bot = SeatRunner(client, meta.match_id, 1, creds[1], RandomBot(1), timeout_s=20)
-        threading.Thread(target=bot.run, daemon=True).start()
-        lines: queue.Queue[str] = queue.Queue()
-        assert chat.stdout is not None and chat.stdin is not None
-        threading.Thread(target=lambda: [lines.put(line) for line in chat.stdout], daemon=True).start()  # type: ignore[union-attr]
-        seen = []
-        while True:
-            line = lines.get(timeout=20)
-            seen.append(line)
-            if line.startswith("Your move."):
-                chat.stdin.write("take 1\n")
-            if line.startswith("The match is over."):
-                break
-        chat.stdin.close()
-        assert chat.wait(10) == 0
+        try:
+            bot = SeatRunner(client, match.match_id, 1, tokens[1], RandomBot(1), timeout_s=20)
+            threading.Thread(target=bot.run, daemon=True).start()
+            lines: queue.Queue[str] = queue.Queue()
+            assert chat.stdout is not None and chat.stdin is not None
+            out = chat.stdout
+            threading.Thread(target=lambda: [lines.put(line) for line in out], daemon=True).start()
+            seen = []
+            while True:
+                line = lines.get(timeout=20)
+                seen.append(line)
+                if line.startswith("Your move."):
+                    chat.stdin.write("take 1\n")
+                if line.startswith("The match is over."):
+                    break
+            chat.stdin.close()
+            assert chat.wait(10) == 0
+        finally:
+            if chat.poll() is None:
+                chat.kill()
         text = "".join(seen)
-        assert text.startswith(f"Match {meta.match_id} (nim), you are seat 0.")
+        assert text.startswith(f"Match {match.match_id} (nim), you are seat 0.")
         assert "OK: take n=1" in text and "seat 1" in text
-        record = client.view(meta.match_id, "public")
+        record = client.view(match.match_id, "public")
         assert record is not None and record.view["finished"]
-    finally:
-        for service in services:
-            stop(service)

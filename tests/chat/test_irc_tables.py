@@ -14,10 +14,10 @@ from services.pipeline.runner import InProcess
 class PumpedClient(Client):
     """The in-process service, run to quiescence before every look at a view: deterministic tables."""
 
-    def view(self, match_id: str, key: str | int = "public") -> ViewRecord | None:
+    def view(self, match_id: str, key: str | int = "public", token: str | None = None) -> ViewRecord | None:
         if self._pump is not None:
             self._pump()
-        return super().view(match_id, key)
+        return super().view(match_id, key, token)
 
 
 def tables() -> Tables:

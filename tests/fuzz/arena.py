@@ -97,7 +97,8 @@ class Arena:
         meta = store.meta(match_id)
         assert meta is not None and state is not None
         game = get_game(meta.game)
-        expected = game.decide(state, Command(env.seat, env.type, env.body), derive_rng(store.seed(match_id) or 0, before))
+        rng = derive_rng(store.seed(match_id) or 0, before)
+        expected = game.decide(state, Command(env.seat, env.type, env.body), rng)
         got = [to_event(e) for e in store.read_log(match_id, after=before)]
         assert got == expected, "the log grew by exactly decide's events"
         return result

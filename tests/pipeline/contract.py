@@ -145,7 +145,7 @@ class BackendContract:
             pass
 
     def test_a_command_is_applied_at_most_once(self, backend: Backend) -> None:
-        match_id, creds = self._running(backend)
+        match_id, _ = self._running(backend)
         before = backend.store.version(match_id)
         backend.bus.publish(match_id, command(match_id, 0, cid="same"))
         backend.bus.publish(match_id, command(match_id, 0, cid="same"))
@@ -153,7 +153,7 @@ class BackendContract:
         assert backend.store.version(match_id) == before + 1
 
     def test_a_worker_killed_before_ack_loses_nothing(self, backend: Backend) -> None:
-        match_id, creds = self._running(backend)
+        match_id, _ = self._running(backend)
         before = backend.store.version(match_id)
         backend.bus.publish(match_id, command(match_id, 0))
         backend.bus.read("killed", 10, 100)  # taken, never handled
@@ -165,7 +165,7 @@ class BackendContract:
         assert result is not None and result.status == "accepted"
 
     def test_a_worker_killed_after_append_applies_nothing_twice(self, backend: Backend) -> None:
-        match_id, creds = self._running(backend)
+        match_id, _ = self._running(backend)
         backend.bus.publish(match_id, command(match_id, 0))
         first = Worker(backend.bus, backend.store, "first", WorkerSettings(block_ms=10))
         (delivery,) = backend.bus.read("first", 10, 100)
@@ -178,7 +178,7 @@ class BackendContract:
         assert sum(backend.bus.lag().values()) == 0 and backend.bus.claim_stale("x", 0, 10) == []
 
     def test_a_command_failing_repeatedly_goes_to_dead_letters_with_a_rejection(self, backend: Backend) -> None:
-        match_id, creds = self._running(backend)
+        match_id, _ = self._running(backend)
         before = backend.store.version(match_id)
         backend.bus.publish(match_id, command(match_id, 0, type="explode"))
         worker = Worker(backend.bus, backend.store, "w",
@@ -236,7 +236,7 @@ class BackendContract:
         assert backend.store.version(match_id) == before
 
     def test_garbage_never_stops_the_worker(self, backend: Backend) -> None:
-        match_id, creds = self._running(backend)
+        match_id, _ = self._running(backend)
         for junk in [b"", b"\xc1\xff", pack(CommandEnvelope(command_id="x", match_id="nope", seat=0, type="t")),
                      b"\x93\x01\x02\x03", b'\x82\xa8match_id\xa4nim1\xaacommand_id\xa3bad']:
             backend.bus.publish(match_id, junk)

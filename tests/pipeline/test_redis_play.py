@@ -1,5 +1,5 @@
 """End to end on Redis: ``airship play --redis`` against the in-process default, subscriptions across
-reconnects, the lobby and spectator commands, and the bench command with tiny numbers."""
+reconnects, the lobby and spectator commands (through the gateway), and the bench command with tiny numbers."""
 
 from __future__ import annotations
 
@@ -18,7 +18,10 @@ from services.pipeline.client import Client
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_local import LocalServices
 from services.settings import Settings
+from tests.gateway.stack import GatewayStack, gateway_stack
 from tests.pipeline.redis_fixtures import ROOT, spawn, stop
+
+__all__ = ["gateway_stack"]  # the fixture of the lobby, send and watch test
 
 pytestmark = pytest.mark.redis
 
@@ -75,30 +78,25 @@ def test_a_subscription_resumed_after_a_reconnect_misses_and_repeats_nothing(red
     assert seen[-1] == 11 and seen[0] >= 1
 
 
-def test_lobby_send_and_watch_commands(redis_settings: Settings, monkeypatch: pytest.MonkeyPatch,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setenv("AIRSHIP_KEY_PREFIX", redis_settings.key_prefix)
-    monkeypatch.setenv("AIRSHIP_PARTITIONS", str(redis_settings.partitions))
-    url = ["--redis", redis_settings.redis_url]
+@pytest.mark.gateway
+def test_lobby_send_and_watch_commands(gateway_stack: GatewayStack, capsys: pytest.CaptureFixture[str]) -> None:
+    """The player commands go through the gateway (``--url``); the stored meta has only the token's hash."""
+    url = ["--url", gateway_stack.url]
     assert main(["lobby", "create", "--game", "tally", "--seats", "1", "-o", "max_total=4", *url]) == 0
     match_id = json.loads(capsys.readouterr().out)["match_id"]
-    assert main(["lobby", "list", "--status", "open", *url]) == 0
-    assert [json.loads(line)["match_id"] for line in capsys.readouterr().out.splitlines()] == [match_id]
+    assert main(["lobby", "list", "--status", "open", "--game", "tally", *url]) == 0
+    assert match_id in [json.loads(line)["match_id"] for line in capsys.readouterr().out.splitlines()]
     assert main(["lobby", "join", match_id, *url]) == 0
     joined = json.loads(capsys.readouterr().out)
-    assert joined["seat"] == 0 and joined["credential"]
-    stored = RedisBackend(redis_settings).store.meta(match_id)
-    assert stored is not None and joined["credential"] not in repr(stored), "only the hash is stored"
-    services = LocalServices(redis_settings).start()
-    try:
-        send = ["send", match_id, "--seat", "0", "--credential", joined["credential"], "--type", "add", *url]
-        assert main([*send, "--body", '{"n": 4}']) == 0
-        assert json.loads(capsys.readouterr().out)["status"] == "accepted"
-        assert main([*send, "--body", '{"n": 4}']) == 1
-        assert json.loads(capsys.readouterr().out)["code"] == "game_over"
-        assert main(["watch", match_id, "--idle-timeout-s", "10", *url]) == 0
-    finally:
-        services.stop()
+    assert joined["seat"] == 0 and joined["token"]
+    stored = RedisBackend(gateway_stack.settings).store.meta(match_id)
+    assert stored is not None and joined["token"] not in repr(stored), "only the hash is stored"
+    send = ["send", match_id, "--token", joined["token"], "--type", "add", *url]
+    assert main([*send, "--body", '{"n": 4}']) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "accepted"
+    assert main([*send, "--body", '{"n": 4}']) == 1
+    assert json.loads(capsys.readouterr().out)["code"] == "game_over"
+    assert main(["watch", match_id, "--idle-timeout-s", "10", *url]) == 0
     views = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert views[-1]["version"] == 2 and views[-1]["view"]["finished"]
 

@@ -1,10 +1,10 @@
-"""A complete bot: play the most cards, bid the least; run: python -m services.bots.examples.greedy URL MATCH."""
+"""A complete bot: play the most cards, bid the least; run: python -m services.bots.examples.greedy GATEWAY_URL MATCH
+(e.g. http://localhost:8000 and a match id from ``airship lobby create``)."""
 import sys
 from typing import Any
 
 from services.bots.sdk import play_seat
-from services.pipeline.backends import open_backend
-from services.pipeline.client import Client
+from services.client import GatewayClient
 
 
 class Greedy:
@@ -13,4 +13,5 @@ class Greedy:
 
 
 if __name__ == "__main__":
-    play_seat(Client(open_backend(sys.argv[1])), sys.argv[2], Greedy())
+    with GatewayClient(sys.argv[1]) as client:
+        play_seat(client, sys.argv[2], Greedy())

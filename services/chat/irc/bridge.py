@@ -1,9 +1,9 @@
 """The IRC bridge bot: connects to a server, joins its channels, and plays matches there (see :mod:`.tables`).
 
 One thread reads IRC and answers what people write; another posts what happens in the matches (it wakes
-at once after a command went through the bridge, and every ``poll_s`` for anything else). The bridge needs
-a running service behind its :class:`~services.pipeline.client.Client`: a worker and a projector (on Redis,
-or the in-process backend with both on threads, as ``airship irc`` without ``--redis`` runs it).
+at once after a command went through the bridge, and every ``poll_s`` for anything else). The bridge plays
+through a gateway client (``airship irc --url``), or through the embedded client of an in-process service
+with its worker and projector on threads (``airship irc`` without ``--url``).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from services.chat.irc.connection import IrcConnection, IrcError
 from services.chat.irc.protocol import CTCP, Message, is_channel
 from services.chat.irc.tables import Reply, Tables
+from services.client.protocol import GameClient
 from services.logs import get_logger
-from services.pipeline.client import Client
 
 log = get_logger("irc")
 
@@ -45,7 +45,7 @@ class BridgeSettings:
 
 
 class IrcBridge:
-    def __init__(self, client: Client, settings: BridgeSettings,
+    def __init__(self, client: GameClient, settings: BridgeSettings,
                  connect: Callable[[BridgeSettings], IrcConnection] | None = None) -> None:
         self.settings = settings
         self.tables = Tables(client, settings.timeout_s)

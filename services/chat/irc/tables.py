@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from services.chat.adapter import ChatAdapter, get_adapter
 from services.chat.chatform import ChatFormError, Shape, read_plain
 from services.chat.session import BOARD_WORDS, HELP_WORDS, MOVES_WORDS, ChatSession
+from services.client.errors import GatewayError
+from services.client.protocol import GameClient
 from services.games import GAMES
 from services.games.errors import Rejected
-from services.pipeline.client import Client, Timeout
+from services.pipeline.client import Timeout
 
 Reply = tuple[str, str]  # (target: a channel or a nick, text)
 SEAT_RE = re.compile(r"\bseat (\d+)\b")
@@ -78,7 +80,7 @@ class Table:
 
 
 class Tables:
-    def __init__(self, client: Client, timeout_s: float = 30.0) -> None:
+    def __init__(self, client: GameClient, timeout_s: float = 30.0) -> None:
         self.client = client
         self.timeout_s = timeout_s
         self.tables: dict[str, Table] = {}  # by channel, lower case
@@ -156,8 +158,10 @@ class Tables:
             return handler(channel, nick, rest.split())
         except Rejected as e:
             return [(channel, f"{nick}: {e.reason}")]
-        except Timeout:
+        except (Timeout, ConnectionError):
             return [(channel, f"{nick}: the game service did not answer in time; try again later.")]
+        except GatewayError as e:  # through a gateway: an unknown game, a taken seat...
+            return [(channel, f"{nick}: {e}")]
 
     def _help(self, channel: str, nick: str, args: list[str]) -> list[Reply]:
         return [(channel, TABLE_HELP)]
@@ -188,8 +192,8 @@ class Tables:
                 seed = value
             else:
                 options[name] = value
-        meta = self.client.create_match(game, seats, options, seed)
-        version = self.client.backend.store.version(meta.match_id)
+        meta = self.client.create_match(game, seats, options, seed=seed)
+        version = self.client.match(meta.match_id).version
         self.tables[channel.lower()] = Table(channel, meta.match_id, game, seats, get_adapter(game), shown=version)
         return [(channel, f"New match {meta.match_id}: {game} for {seats} players. Write '!join' to take a seat "
                           f"(0/{seats}).")]
@@ -262,9 +266,11 @@ class Tables:
         record = self.client.view(table.match_id, "public")
         if record is None or record.version <= table.shown:
             return []
-        events = self.client.backend.store.read_log(table.match_id, after=table.shown,
-                                                    limit=record.version - table.shown)
-        out = [(table.channel, table.named(line)) for e in events
+        # A running match's log is read with a seated player's token (a gateway shows it to seats only);
+        # what the channel gets is its public part.
+        token = next(iter(table.players.values())).session.credential if table.players else None
+        events = self.client.log(table.match_id, token, after_version=table.shown).events
+        out = [(table.channel, table.named(line)) for e in events[: record.version - table.shown]
                if (line := table.adapter.render_event(e.for_seat(None)))]
         table.shown = record.version
         view = record.view
