@@ -10,7 +10,7 @@ SEED   ?= 7
 ARGS   ?=
 export AIRSHIP_TEST_REDIS_URL ?= redis://127.0.0.1:6379/9
 
-.PHONY: play test lint install schemas bench clean
+.PHONY: play test test-fast lint install schemas bench clean
 
 $(BIN)/airship: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,13 @@ lint: install
 
 test: lint
 	bash infra/dev/ensure-redis.sh
+	bash infra/dev/ensure-node.sh
 	$(BIN)/python -m pytest
+
+# for iterating: no random playouts, chaos or whole-stack gateway runs (CI runs everything with `make test`)
+test-fast: install
+	bash infra/dev/ensure-redis.sh
+	$(BIN)/python -m pytest -m "not slow and not gateway" -q
 
 schemas: install
 	$(BIN)/airship schemas export
