@@ -10,6 +10,7 @@ import msgpack
 from fastapi import Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ValidationError
+from starlette.requests import ClientDisconnect
 
 from schemas.gateway import Problem
 
@@ -66,24 +67,35 @@ def too_deep(obj: Any, depth: int = 0) -> bool:
     return False
 
 
-def out_of_range(obj: Any) -> bool:
-    """Whether ``obj`` holds an integer msgpack cannot pack (call after :func:`too_deep`)."""
-    if isinstance(obj, int) and not isinstance(obj, bool):
-        return not INT_RANGE[0] <= obj <= INT_RANGE[1]
-    if isinstance(obj, dict):
-        return any(out_of_range(v) for v in obj.values())
+def unstorable(obj: Any) -> str | None:
+    """What in ``obj`` could not be stored (msgpack) and given back as JSON, or None (call after
+    :func:`too_deep`): integers past 64 bits, text with lone surrogates, and msgpack's binary, extension
+    and timestamp values, which JSON has no shape for."""
+    if obj is None or isinstance(obj, bool | float):
+        return None
+    if isinstance(obj, int):
+        return None if INT_RANGE[0] <= obj <= INT_RANGE[1] else "an integer outside the 64-bit range"
+    if isinstance(obj, str):
+        try:
+            obj.encode()
+        except UnicodeEncodeError:
+            return "text that is not valid unicode"
+        return None
     if isinstance(obj, list):
-        return any(out_of_range(v) for v in obj)
-    return False
+        return next((why for v in obj if (why := unstorable(v))), None)
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            why = (None if isinstance(k, str) else "a map key that is not text") or unstorable(k) or unstorable(v)
+            if why:
+                return why
+        return None
+    return f"a value JSON has no shape for ({type(obj).__name__})"
 
 
 def decode_bytes(raw: bytes, is_msgpack: bool) -> Any:
     """JSON or msgpack bytes as plain data; :class:`Refused` (400) for anything malformed or too deep."""
     try:
-        if is_msgpack:
-            obj = msgpack.unpackb(raw, raw=False, strict_map_key=True)
-        else:
-            obj = json.loads(raw) if raw else None
+        obj = msgpack.unpackb(raw, raw=False, strict_map_key=True) if is_msgpack else (json.loads(raw) if raw else None)
     except RecursionError:
         raise Refused(400, "bad_request", "the body is nested too deeply") from None
     except Exception as e:  # json and msgpack raise several unrelated types on garbage
@@ -91,8 +103,9 @@ def decode_bytes(raw: bytes, is_msgpack: bool) -> Any:
         raise Refused(400, "bad_request", f"the body is not valid {kind} ({type(e).__name__})") from None
     if too_deep(obj):
         raise Refused(400, "bad_request", f"the body is nested deeper than {MAX_DEPTH} levels")
-    if out_of_range(obj):
-        raise Refused(400, "bad_request", "the body holds an integer outside the 64-bit range")
+    why = unstorable(obj)
+    if why:
+        raise Refused(400, "bad_request", f"the body holds {why}")
     return obj
 
 
@@ -115,10 +128,13 @@ async def read_body(request: Request, model: type[M], max_bytes: int) -> M:
         raise Refused(413, "too_large", f"the body is larger than {max_bytes} bytes")
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > max_bytes:
-            raise Refused(413, "too_large", f"the body is larger than {max_bytes} bytes")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > max_bytes:
+                raise Refused(413, "too_large", f"the body is larger than {max_bytes} bytes")
+            chunks.append(chunk)
+    except ClientDisconnect:  # the client went away mid-body (or sent less than its Content-Length)
+        raise Refused(400, "bad_request", "the body ended before its Content-Length") from None
     is_msgpack = request.headers.get("content-type", "").split(";")[0].strip() == MSGPACK
     return validate(model, decode_bytes(b"".join(chunks), is_msgpack) if chunks else {})

@@ -225,10 +225,18 @@ class Session:
                 return
             try:
                 if self.binary:
-                    await self.ws.send_bytes(msgpack.packb(message.model_dump(mode="json"), use_bin_type=True))
+                    data: bytes | str = msgpack.packb(message.model_dump(mode="json"), use_bin_type=True)
                 else:
-                    await self.ws.send_text(message.model_dump_json())
-            except Exception:
+                    data = message.model_dump_json()
+            except Exception as e:  # a message that cannot be encoded is a bug: say so, skip it, go on
+                log.error("websocket message not encodable", kind=getattr(message, "kind", "?"), error=repr(e))
+                continue
+            try:
+                if isinstance(data, bytes):
+                    await self.ws.send_bytes(data)
+                else:
+                    await self.ws.send_text(data)
+            except Exception:  # the peer is gone: the read loop sees the disconnect and closes the session
                 return
 
     def _spawn(self, coro: Any) -> None:
