@@ -41,6 +41,7 @@ from typing import Any
 import httpx
 
 from services.bench import GAME_MODULE, start_services, stop_services
+from services.gateway.launch import spawn_gateway, wait_ready
 from services.pipeline.redis_backend import connect, delete_prefix
 from services.settings import Settings
 
@@ -131,24 +132,7 @@ def _env() -> dict[str, str]:
 def start_gateway(settings: Settings, port: int) -> subprocess.Popen[bytes]:
     env = {**_env(), "AIRSHIP_GATEWAY_TOKEN_RPS": LIFTED_RPS, "AIRSHIP_GATEWAY_ADDR_RPS": LIFTED_RPS,
            "AIRSHIP_GATEWAY_SOCKET_RPS": LIFTED_RPS}
-    cmd = [sys.executable, "-m", "services.cli", "--log-level", "warning", "gateway",
-           "--redis", settings.redis_url, "--prefix", settings.key_prefix, "--partitions", str(settings.partitions),
-           "--port", str(port)]
-    return subprocess.Popen(cmd, env=env, cwd=ROOT)
-
-
-def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout_s: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the gateway exited with {proc.returncode}")
-        try:
-            if httpx.get(f"{url}/readyz", timeout=1.0).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"the gateway at {url} was not ready within {timeout_s:g}s")
+    return spawn_gateway(settings, port, env)
 
 
 async def make_seats(url: str, count: int) -> list[dict[str, Any]]:

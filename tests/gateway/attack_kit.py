@@ -17,6 +17,7 @@ from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
 from services.pipeline.keys import Keys
+from tests.pipeline.redis_fixtures import wait_until
 
 TIMEOUT_S = 30.0
 PROBLEM = "application/problem+json"
@@ -53,12 +54,6 @@ def create_match(c: httpx.Client, game: str, seats: int, join: bool = True, **bo
     return match
 
 
-def wait_until(predicate: Callable[[], bool], timeout_s: float = 20.0, every_s: float = 0.05) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout_s}s")
-        time.sleep(every_s)
 
 
 def assert_problem(answer: httpx.Response, *statuses: int) -> dict[str, Any]:

@@ -4,21 +4,19 @@ reach it only over HTTP and WebSocket, as players would."""
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-import httpx
 import pytest
 
+from services.gateway import launch
+from services.gateway.launch import wait_ready
 from services.pipeline.redis_backend import connect, delete_prefix
 from services.settings import Settings
-from tests.pipeline.redis_fixtures import GAME_MODULES, ROOT, spawn, stop
+from tests.pipeline.redis_fixtures import GAME_MODULES, spawn, stop
 
 
 def free_port() -> int:
@@ -28,25 +26,8 @@ def free_port() -> int:
 
 
 def spawn_gateway(settings: Settings, port: int, **env: str) -> subprocess.Popen[bytes]:
-    full_env = {**os.environ, "AIRSHIP_GAME_MODULES": GAME_MODULES, "AIRSHIP_BLOCK_MS": str(settings.block_ms),
-                **env}
-    cmd = [sys.executable, "-m", "services.cli", "--log-level", "warning", "gateway", "--redis", settings.redis_url,
-           "--prefix", settings.key_prefix, "--partitions", str(settings.partitions), "--port", str(port)]
-    return subprocess.Popen(cmd, env=full_env, cwd=ROOT)
-
-
-def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout_s: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the gateway exited with {proc.returncode}")
-        try:
-            if httpx.get(f"{url}/readyz", timeout=1.0).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"the gateway at {url} was not ready within {timeout_s}s")
+    return launch.spawn_gateway(settings, port, {"AIRSHIP_GAME_MODULES": GAME_MODULES,
+                                                 "AIRSHIP_BLOCK_MS": str(settings.block_ms), **env})
 
 
 @dataclass

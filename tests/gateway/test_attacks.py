@@ -24,7 +24,6 @@ import redis
 
 from schemas.codec import unpack, unpack_obj
 from schemas.envelopes import CommandEnvelope, CommandResult
-from services.pipeline.redis_backend import connect
 from services.pipeline.redis_streams import FIELD
 from tests.gateway.attack_kit import (
     Match,
@@ -45,16 +44,6 @@ pytestmark = [pytest.mark.gateway, pytest.mark.redis]
 MAX_REASON = 200
 
 
-@pytest.fixture(scope="module")
-def stack(gateway_stack: GatewayStack) -> GatewayStack:  # noqa: F811
-    return gateway_stack
-
-
-@pytest.fixture(scope="module")
-def r(stack: GatewayStack) -> Iterator[redis.Redis]:
-    conn = connect(stack.settings.redis_url)
-    yield conn
-    conn.close()
 
 
 @pytest.fixture

@@ -19,7 +19,6 @@ from __future__ import annotations
 import random
 import threading
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +28,6 @@ import redis
 
 from schemas.codec import unpack
 from schemas.envelopes import CommandResult
-from services.pipeline.redis_backend import connect
 from tests.gateway.attack_kit import Match, Socket, assert_problem, auth, client, create_match, wait_until
 from tests.gateway.hidden_truth import Truth, leaves, normal
 from tests.gateway.stack import GatewayStack, gateway_stack  # noqa: F401  (the fixture)
@@ -40,16 +38,6 @@ SUMMARY_FIELDS = {"match_id", "game", "seats", "seats_free", "status", "options"
 MAX_STEPS = 700
 
 
-@pytest.fixture(scope="module")
-def stack(gateway_stack: GatewayStack) -> GatewayStack:  # noqa: F811
-    return gateway_stack
-
-
-@pytest.fixture(scope="module")
-def r(stack: GatewayStack) -> Iterator[redis.Redis]:
-    conn = connect(stack.settings.redis_url)
-    yield conn
-    conn.close()
 
 
 class Listening:
