@@ -100,9 +100,10 @@ class Gateway:
         hub = await self.hubs.get(seat.match_id)
         future = hub.expect(command_id)
         try:
-            envelope = CommandEnvelope(command_id=command_id, match_id=seat.match_id, seat=seat.seat,
-                                       type=command.type, body=command.body,
-                                       expected_version=command.expected_version)
+            # built from a validated SendCommand and an authenticated seat: no second validation per command
+            envelope = CommandEnvelope.model_construct(command_id=command_id, match_id=seat.match_id, seat=seat.seat,
+                                                       type=command.type, body=command.body,
+                                                       expected_version=command.expected_version)
             earlier = await self.store.publish(envelope)
             metrics.GATEWAY_COMMANDS.inc()
             if earlier is not None:

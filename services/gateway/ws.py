@@ -148,8 +148,8 @@ class Session:
             return
         try:
             self.st.per_token.check(sub.seat.token, "seat token")
-            command = SendCommand(idempotency_key=msg.idempotency_key, type=msg.type, body=msg.body,
-                                  expected_version=msg.expected_version)
+            command = SendCommand.model_construct(idempotency_key=msg.idempotency_key, type=msg.type,
+                                                  body=msg.body, expected_version=msg.expected_version)
             sub.own.add(f"{sub.seat.seat}.{msg.idempotency_key}")
             result = await self.gateway.send(sub.seat, command, 30.0)
         except Refused as e:
@@ -164,7 +164,7 @@ class Session:
             self.send(ResultMessage(cid=msg.cid, pending=Pending(idempotency_key=msg.idempotency_key,
                                                                  location=location)))
         else:
-            self.send(ResultMessage(cid=msg.cid, result=result))
+            self.send(ResultMessage.model_construct(cid=msg.cid, result=result, pending=None))
 
     # -- forwarding --------------------------------------------------------------------------------
     async def _forward(self, sub: Subscription, hub: Any, listener: Any, msg: Subscribe, game: str,
@@ -185,14 +185,15 @@ class Session:
                         if record is not None and record.version > sent:
                             if msg.events:
                                 events_sent = await self._events(msg.match_id, game, seat, events_sent, record.version)
-                            self.send(ViewMessage(match_id=record.match_id, key=record.key, version=record.version,
-                                                  view=record.view, legal=record.legal))
+                            self.send(ViewMessage.model_construct(match_id=record.match_id, key=record.key,
+                                                                  version=record.version, view=record.view,
+                                                                  legal=record.legal))
                             sent = record.version
                     elif isinstance(notice, CommandResult) and seat is not None and notice.seat == seat:
                         if notice.command_id in sub.own:
                             sub.own.discard(notice.command_id)
                         elif notice.command_id.startswith(f"{seat}."):
-                            self.send(ResultMessage(result=for_client(notice)))
+                            self.send(ResultMessage.model_construct(cid=None, result=for_client(notice), pending=None))
                     notice = await listener.queue.get()
         except asyncio.CancelledError:
             raise
