@@ -12,10 +12,10 @@ export AIRSHIP_TEST_REDIS_URL ?= redis://127.0.0.1:6379/9
 
 .PHONY: play test test-fast lint install schemas bench clean
 
-$(BIN)/airship: pyproject.toml
+$(BIN)/airship: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev]' -c constraints.txt
 	touch $@
 
 install: $(BIN)/airship

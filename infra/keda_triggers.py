@@ -1,5 +1,18 @@
-"""Write the KEDA ScaledObjects of the workers: one trigger per partition's command stream, in lagCount
-mode (XINFO GROUPS lag of the group ``workers``), which is the mode that can scale to zero.
+"""Write the KEDA ScaledObjects of the workers: they follow the TOTAL backlog of the command streams, the
+sum over every partition of the entries not yet delivered to the group ``workers`` (lag) and of those
+delivered but not acknowledged (pending: in hand, or left behind by a dead worker).
+
+Per partition p, two ``redis-streams`` (or ``redis-cluster-streams``) triggers read Redis directly:
+
+- ``lag<p>``: lagCount mode. Per poll KEDA sends ``INFO`` (it checks ``redis_version`` >= 7, KEDA >= 2.11),
+  ``XINFO GROUPS <stream>``, and ``XLEN <stream>`` when the group does not exist yet;
+- ``pending<p>``: pendingEntriesCount mode (a consumerGroup and no lagCount): ``XPENDING <stream> workers``.
+
+KEDA's ``scalingModifiers`` formula adds the 2P values into one composite metric, the only one the HPA
+sees: ``ceil(total / TARGET)`` workers, and any backlog at all (> ACTIVATION) wakes the workers from zero
+within one polling interval. (Without the formula the HPA takes the *maximum* over the triggers: 19
+commands waiting on each of 16 partitions would give one worker.) Needs KEDA >= 2.12 (scalingModifiers);
+>= 2.17 for the fallback fixes with formulas, >= 2.19 for the fallback to apply at zero replicas.
 
     python infra/keda_triggers.py            # rewrite k8s/components/keda-redis*/ (scaledobject.yaml,
                                              # triggerauthentication.yaml)
@@ -22,36 +35,53 @@ from services.pipeline.keys import WORKERS_GROUP, Keys  # noqa: E402
 
 PARTITIONS = 16
 PREFIX = "airship"
-LAG_PER_WORKER = "20"  # target lag per worker on the most lagging partition
-ACTIVATION_LAG = "0"  # any lag at all wakes the workers from zero
+# Commands of backlog (lag + pending, summed over the partitions) per worker. Every trigger carries the same
+# target as the formula: KEDA's static fallback feeds the HPA fallback.replicas x the failing trigger's target.
+TARGET = "20"
+ACTIVATION = "0"  # any backlog at all wakes the workers from zero
 MAX_WORKERS = 16
+POLLING_INTERVAL = 15  # seconds: the longest a first command waits for KEDA to notice it at zero workers
+FALLBACK = {"failureThreshold": 3, "replicas": 4}  # after 3 failed polls (Redis or its ACL refuses KEDA)
 
-# trigger type -> (where it goes, how the trigger finds Redis: an env var of the worker Deployment)
-VARIANTS: dict[str, tuple[str, dict[str, str]]] = {
+# trigger type -> (where it goes, how the trigger finds Redis: an env var of the worker Deployment,
+#                  minReplicaCount: development scales to zero, production keeps workers warm)
+VARIANTS: dict[str, tuple[str, dict[str, str], int]] = {
     "redis-streams": ("k8s/components/keda-redis/scaledobject.yaml",
-                      {"addressFromEnv": "AIRSHIP_REDIS_ADDRESS"}),
+                      {"addressFromEnv": "AIRSHIP_REDIS_ADDRESS"}, 0),
     "redis-cluster-streams": ("k8s/components/keda-redis-cluster/scaledobject.yaml",
-                              {"addressesFromEnv": "AIRSHIP_REDIS_ADDRESSES"}),
+                              {"addressesFromEnv": "AIRSHIP_REDIS_ADDRESSES"}, 2),
 }
+
+
+def triggers(trigger_type: str, keys: Keys) -> list[dict[str, Any]]:
+    """Two triggers per partition, named for the formula: lag<p> (lagCount) and pending<p> (XPENDING)."""
+    address = VARIANTS[trigger_type][1]
+    found = []
+    for p in range(keys.partitions):
+        for name, mode in (("lag", "lagCount"), ("pending", "pendingEntriesCount")):
+            found.append({
+                "type": trigger_type,
+                "name": f"{name}{p}",
+                "metricType": "AverageValue",
+                "metadata": {
+                    **address,
+                    "stream": keys.commands(p),
+                    "consumerGroup": WORKERS_GROUP,
+                    mode: TARGET,
+                    "activationLagCount": ACTIVATION,
+                },
+                "authenticationRef": {"name": "airship-keda-redis"},
+            })
+    return found
+
+
+def formula(keys: Keys) -> str:
+    """The total backlog: every partition's lag and pending entries, added."""
+    return " + ".join(f"lag{p} + pending{p}" for p in range(keys.partitions))
 
 
 def scaled_object(trigger_type: str, partitions: int = PARTITIONS, prefix: str = PREFIX) -> dict[str, Any]:
     keys = Keys(prefix=prefix, partitions=partitions)
-    address = VARIANTS[trigger_type][1]
-    triggers = [
-        {
-            "type": trigger_type,
-            "metadata": {
-                **address,
-                "stream": keys.commands(p),
-                "consumerGroup": WORKERS_GROUP,
-                "lagCount": LAG_PER_WORKER,
-                "activationLagCount": ACTIVATION_LAG,
-            },
-            "authenticationRef": {"name": "airship-keda-redis"},
-        }
-        for p in range(partitions)
-    ]
     return {
         "apiVersion": "keda.sh/v1alpha1",
         "kind": "ScaledObject",
@@ -59,21 +89,26 @@ def scaled_object(trigger_type: str, partitions: int = PARTITIONS, prefix: str =
                                                            "app.kubernetes.io/component": "worker"}},
         "spec": {
             "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "airship-worker"},
-            "minReplicaCount": 0,
+            "minReplicaCount": VARIANTS[trigger_type][2],
             "maxReplicaCount": MAX_WORKERS,
-            "pollingInterval": 15,
+            "pollingInterval": POLLING_INTERVAL,
             "cooldownPeriod": 300,
-            "advanced": {"horizontalPodAutoscalerConfig": {"behavior": {
-                "scaleDown": {"stabilizationWindowSeconds": 300,
-                              "policies": [{"type": "Pods", "value": 2, "periodSeconds": 60}]},
-            }}},
-            "triggers": triggers,
+            "fallback": dict(FALLBACK),
+            "advanced": {
+                "horizontalPodAutoscalerConfig": {"behavior": {
+                    "scaleDown": {"stabilizationWindowSeconds": 300,
+                                  "policies": [{"type": "Pods", "value": 2, "periodSeconds": 60}]},
+                }},
+                "scalingModifiers": {"formula": formula(keys), "target": TARGET, "activationTarget": ACTIVATION,
+                                     "metricType": "AverageValue"},
+            },
+            "triggers": triggers(trigger_type, keys),
         },
     }
 
 
 def trigger_authentication() -> dict[str, Any]:
-    """KEDA logs in as the ACL user 'keda' (XINFO GROUPS, XPENDING, XLEN on airship keys only)."""
+    """KEDA logs in as the ACL user 'keda' (INFO; XINFO GROUPS, XPENDING, XLEN on the command streams only)."""
     return {
         "apiVersion": "keda.sh/v1alpha1",
         "kind": "TriggerAuthentication",
@@ -89,7 +124,9 @@ def render(trigger_type: str, partitions: int = PARTITIONS, prefix: str = PREFIX
     import yaml
 
     header = (f"# Generated by infra/keda_triggers.py: do not edit by hand. {partitions} partitions, prefix "
-              f"'{prefix}',\n# one {trigger_type} trigger per command stream in lagCount mode (scales to zero).\n")
+              f"'{prefix}'. Two {trigger_type}\n# triggers per command stream (lagCount: lag<p>; pendingEntriesCount:"
+              f" pending<p>), added by the scalingModifiers\n# formula: one worker per {TARGET} commands of total "
+              f"backlog, woken from zero by any backlog.\n")
     body: str = yaml.safe_dump(scaled_object(trigger_type, partitions, prefix), sort_keys=False, width=120)
     return header + body
 
@@ -101,7 +138,7 @@ def outputs() -> dict[Path, str]:
     auth = ("# Generated by infra/keda_triggers.py: do not edit by hand.\n"
             + yaml.safe_dump(trigger_authentication(), sort_keys=False, width=120))
     files = {}
-    for trigger_type, (rel, _) in VARIANTS.items():
+    for trigger_type, (rel, _, _) in VARIANTS.items():
         files[ROOT / rel] = render(trigger_type)
         files[(ROOT / rel).with_name("triggerauthentication.yaml")] = auth
     return files

@@ -9,12 +9,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from services import cli_bots, cli_chat, cli_gateway, cli_ops, cli_redis, cli_tools
+from services import cli_bots, cli_chat, cli_gateway, cli_ops, cli_ops2, cli_redis, cli_tools
+from services.archive import cli as archive_cli
 from services.games import GAMES
 from services.games.errors import Rejected
+from services.stack import cli as stack_cli
 
 # Modules adding subcommands: each has ``add_parsers(sub)`` and ``COMMANDS`` (name -> handler).
-EXTENSIONS = (cli_redis, cli_tools, cli_chat, cli_bots, cli_ops, cli_gateway)
+EXTENSIONS = (cli_redis, cli_tools, cli_chat, cli_bots, cli_ops, cli_gateway, archive_cli, stack_cli, cli_ops2)
 
 
 def _parse_option(text: str) -> tuple[str, Any]:

@@ -138,43 +138,69 @@ def _serve(run: Callable[[], None], stop: Callable[[], None]) -> None:
 
 
 def _health(settings: Any, backend: Any, streams: list[str], group: str) -> Callable[[], None]:
-    """Serve /healthz and /readyz on ``settings.health_port`` (0: off); returns the loop's heartbeat."""
+    """Serve /healthz and /readyz on ``settings.health_port`` (0: off); returns the loop's heartbeat.
+    The loop must beat at least every ``settings.health_stale_s`` (AIRSHIP_HEALTH_STALE_S)."""
     from services.health import Health, redis_group_check, serve
 
-    health = Health(redis_group_check(backend.redis, streams, group))
+    health = Health(redis_group_check(backend.redis, streams, group), stale_after_s=settings.health_stale_s)
     serve(health, settings.health_port)
     return health.beat
 
 
-def _report_lag(stream: str, lag: Callable[[], dict[int, int]], every_s: float, stop: threading.Event) -> None:
+def _error_text(e: BaseException) -> str:
+    from services.pipeline.worker import error_text
+
+    return error_text(e)
+
+
+def _report_lag(stream: str, lag: Callable[[], dict[int, int]], every_s: float, stop: threading.Event,
+                pending: Callable[[], dict[int, Any]] | None = None,
+                parked: Callable[[], int] | None = None) -> None:
+    """Every ``every_s``: the lag, the pending entries (count, oldest age) per partition of ``stream`` and
+    the number of parked matches, as gauges."""
+    def report() -> None:
+        for partition, n in lag().items():
+            metrics.STREAM_LAG.labels(stream, str(partition)).set(n)
+        for partition, p in (pending() if pending else {}).items():
+            metrics.STREAM_PENDING.labels(stream, str(partition)).set(p.count)
+            metrics.STREAM_OLDEST_PENDING.labels(stream, str(partition)).set(p.oldest_s)
+        if parked is not None:
+            metrics.PARKED_MATCHES.set(parked())
+
     def loop() -> None:
-        while not stop.wait(every_s):
+        while True:
             try:
-                for partition, n in lag().items():
-                    metrics.STREAM_LAG.labels(stream, str(partition)).set(n)
+                report()
             except Exception as e:
-                log.warning("lag report failed", error=repr(e))
+                log.warning("lag report failed", error=_error_text(e))
+            if stop.wait(every_s):
+                return
 
     threading.Thread(target=loop, name="lag", daemon=True).start()
 
 
 def _backend_when_ready(settings: Any, wait_s: float = 60.0) -> Any:
     """The Redis backend once Redis answers: a service started before Redis (or while it restarts and
-    loads its data) waits for it instead of exiting."""
+    loads its data) waits for it instead of exiting. Its client waits at most a blocking read's time plus
+    ``redis_timeout_s`` for a reply and leaves retries to the service loop, so a frozen Redis never keeps
+    the process from honouring SIGTERM for long."""
     import redis
 
-    from services.pipeline.redis_backend import RedisBackend
+    from services.pipeline.redis_backend import RedisBackend, connect
     from services.pipeline.worker import Backoff
 
     deadline = time.monotonic() + wait_s
     backoff = Backoff(0.1, 2.0)
     while True:
+        client = connect(settings.redis_url, socket_timeout_s=settings.block_ms / 1000 + settings.redis_timeout_s,
+                         retries=0)
         try:
-            return RedisBackend(settings)
-        except redis.ConnectionError as e:
+            return RedisBackend(settings, client)
+        except redis.ConnectionError as e:  # (a TimeoutError too)
+            client.close()
             if time.monotonic() > deadline:
                 raise
-            log.warning("Redis is not reachable yet; waiting", error=repr(e))
+            log.warning("Redis is not reachable yet; waiting", error=_error_text(e))
             time.sleep(backoff.next_s())
 
 
@@ -182,7 +208,7 @@ def _leave(forget: Callable[[str], None], consumer: str) -> None:
     try:
         forget(consumer)
     except Exception as e:  # Redis gone at exit: the consumer stays listed, holding nothing
-        log.warning("could not leave the consumer group", consumer=consumer, error=repr(e))
+        log.warning("could not leave the consumer group", consumer=consumer, error=_error_text(e))
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
@@ -209,11 +235,12 @@ def cmd_projector(args: argparse.Namespace) -> int:
     backend = _backend_when_ready(settings)
     consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
     projector = Projector(backend.store, backend.views, consumer, settings.projector_batch_size,
-                          settings.block_ms, settings.claim_idle_ms, settings.claim_every_s)
+                          settings.block_ms, settings.claim_idle_ms, settings.claim_every_s, settings.max_deliveries)
     feeds = [settings.keys.feed(p) for p in range(settings.partitions)]
     projector.heartbeat = _health(settings, backend, feeds, PROJECTORS_GROUP)
     stop_lag = threading.Event()
-    _report_lag("feed", backend.store.feed_lag, settings.claim_every_s, stop_lag)
+    _report_lag("feed", backend.store.feed_lag, settings.claim_every_s, stop_lag, backend.store.feed_pending,
+                backend.store.parked_count)
     _serve(projector.run, projector.stop)
     stop_lag.set()
     _leave(backend.store.forget_feed_consumer, consumer)

@@ -56,7 +56,7 @@ class Health:
         try:
             problem = self.check()
         except Exception as e:  # a failing check means not ready, never a crashed probe
-            problem = f"readiness check failed: {e!r}"
+            problem = f"readiness check failed: {type(e).__name__}: {e}"
         return (False, problem) if problem else (True, "ok")
 
 

@@ -34,3 +34,18 @@ GATEWAY_AUTH_FAILURES = Counter("airship_gateway_auth_failures_total", "Requests
 GATEWAY_RATE_LIMITED = Counter("airship_gateway_rate_limited_total", "Requests refused by a rate limit")
 GATEWAY_SOCKETS = Gauge("airship_gateway_websockets", "Open WebSocket connections")
 GATEWAY_HUBS = Gauge("airship_gateway_hubs", "Matches watched by this gateway (one reader each)")
+
+ARCHIVED_MATCHES = Counter("airship_archived_matches_total",
+                           "Finished matches written to the archive and removed from Redis")
+ARCHIVE_ERRORS = Counter("airship_archive_errors_total", "Matches the archiver failed to archive (retried next pass)")
+
+STREAM_PENDING = Gauge("airship_stream_pending", "Entries delivered to the group but not yet acknowledged",
+                       ["stream", "partition"])
+STREAM_OLDEST_PENDING = Gauge("airship_stream_oldest_pending_seconds",
+                              "Age of the oldest delivered, unacknowledged entry (0 when none)",
+                              ["stream", "partition"])
+PROJECTOR_ERRORS = Counter("airship_projector_errors_total",
+                           "Projector failures: a match's views that could not be built, an unreadable feed entry, "
+                           "a failed loop pass")
+PARKED_MATCHES = Gauge("airship_parked_matches", "Matches whose views the projector gave up building (parked)")
+FEED_DEAD_LETTERS = Counter("airship_feed_dead_letters_total", "Feed entries sent to the feed dead-letter stream")

@@ -5,6 +5,8 @@
 ``AIRSHIP_PARTITIONS``         P, the number of partitions (fixed per deployment)
 ``AIRSHIP_KEY_PREFIX``         prefix of every key (tests and ``play --redis`` use their own)
 ``AIRSHIP_METRICS_PORT``       Prometheus endpoint port of the process (0: none)
+``AIRSHIP_HEALTH_STALE_S``     /healthz fails once the service loop has not ticked for this long
+``AIRSHIP_REDIS_TIMEOUT_S``    worker/projector: longest wait for a Redis reply beyond a blocking read's time
 ``AIRSHIP_WORKER_BATCH``       commands a worker reads per batch
 ``AIRSHIP_PROJECTOR_BATCH``    feed entries a projector reads per batch
 ``AIRSHIP_BLOCK_MS``           how long an idle read blocks
@@ -22,6 +24,9 @@
 ``AIRSHIP_GATEWAY_SOCKETS``    gateway: open WebSockets per seat token
 ``AIRSHIP_GATEWAY_SOCKET_RPS`` gateway: messages per second on one WebSocket (bursts of 4 s worth)
 ``AIRSHIP_GATEWAY_TRUST_PROXY`` gateway: 1 to take the client address from X-Forwarded-For
+``AIRSHIP_ARCHIVE_DIR``        archive of finished matches (archiver writes, gateway reads; empty: none)
+``AIRSHIP_ARCHIVE_GRACE_S``    archiver: a finished match stays in Redis this long before it is archived
+``AIRSHIP_ARCHIVE_EVERY_S``    archiver: seconds between two passes over the finished matches
 =============================  =====================================================================
 """
 
@@ -42,6 +47,8 @@ _ENV = {
     "key_prefix": "AIRSHIP_KEY_PREFIX",
     "metrics_port": "AIRSHIP_METRICS_PORT",
     "health_port": "AIRSHIP_HEALTH_PORT",
+    "health_stale_s": "AIRSHIP_HEALTH_STALE_S",
+    "redis_timeout_s": "AIRSHIP_REDIS_TIMEOUT_S",
     "worker_batch_size": "AIRSHIP_WORKER_BATCH",
     "projector_batch_size": "AIRSHIP_PROJECTOR_BATCH",
     "block_ms": "AIRSHIP_BLOCK_MS",
@@ -59,6 +66,9 @@ _ENV = {
     "gateway_sockets": "AIRSHIP_GATEWAY_SOCKETS",
     "gateway_socket_rps": "AIRSHIP_GATEWAY_SOCKET_RPS",
     "gateway_trust_proxy": "AIRSHIP_GATEWAY_TRUST_PROXY",
+    "archive_dir": "AIRSHIP_ARCHIVE_DIR",
+    "archive_grace_s": "AIRSHIP_ARCHIVE_GRACE_S",
+    "archive_every_s": "AIRSHIP_ARCHIVE_EVERY_S",
 }
 
 
@@ -73,6 +83,8 @@ class Settings:
     key_prefix: str = "airship"
     metrics_port: int = 0
     health_port: int = 0
+    health_stale_s: float = 60.0
+    redis_timeout_s: float = 3.0
     worker_batch_size: int = 64
     projector_batch_size: int = 256
     block_ms: int = 1000
@@ -90,6 +102,9 @@ class Settings:
     gateway_sockets: int = 4
     gateway_socket_rps: float = 50.0
     gateway_trust_proxy: int = 0
+    archive_dir: str = ""
+    archive_grace_s: float = 86_400.0
+    archive_every_s: float = 60.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

@@ -250,7 +250,7 @@ def _routes(app: FastAPI) -> None:
     @app.get("/matches/{match_id}", response_model=MatchSummary, tags=["lobby"], responses=problems(404))
     async def match(request: Request, match_id: MatchId, st: Annotated[State, Depends(limited)]) -> Response:
         meta = await st.gateway.meta(match_id, fresh=True)
-        return encode(request, summary(meta, await st.store.version(match_id)))
+        return encode(request, summary(meta, await st.gateway.version(match_id)))
 
     @app.post("/matches/{match_id}/seats", response_model=SeatToken, status_code=201, tags=["lobby"],
               openapi_extra=body_of(JoinSeat), responses=problems(404, 409, 413))

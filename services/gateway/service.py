@@ -7,16 +7,21 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from schemas.envelopes import CommandEnvelope, CommandResult, EventEnvelope, MatchMeta, ViewRecord
 from schemas.gateway import LogAnswer, MatchSummary, SendCommand
 from services import metrics
+from services.archive.files import archive_path, read_archive
 from services.gateway.hub import Hubs, Update
 from services.gateway.store import GatewayStore
 from services.gateway.wire import Refused
 from services.pipeline.auth import seat_authorized, token_seat
+from services.replay.files import LogFileError, MatchLog
 
 META_TTL_S = 1.0
+ARCHIVE_CACHE = 64  # archived match logs kept in memory (an archive never changes)
+ARCHIVED = "archived"  # the credential hash of an archived match's seats: no sha256 hex digest, so no token matches
 MAX_WAIT_S = 30.0
 
 
@@ -51,6 +56,7 @@ class Gateway:
         self.store = store
         self.hubs = hubs
         self._metas: dict[str, tuple[float, MatchMeta]] = {}
+        self._archives: dict[str, MatchLog] = {}
 
     # -- matches and tokens ----------------------------------------------------------------------
     async def meta(self, match_id: str, fresh: bool = False) -> MatchMeta:
@@ -59,13 +65,47 @@ class Gateway:
         cached = self._metas.get(match_id)
         if cached is not None and not fresh and now - cached[0] < META_TTL_S:
             return cached[1]
-        meta = await self.store.meta(match_id)
-        if meta is None:
-            raise Refused(404, "not_found", "no such match")
+        meta, _ = await self._lookup(match_id)
         if len(self._metas) > 50_000:
             self._metas.clear()
         self._metas[match_id] = (now, meta)
         return meta
+
+    async def _lookup(self, match_id: str) -> tuple[MatchMeta, MatchLog | None]:
+        """The metadata from Redis, else from the match's archive file (then with the archived log, without the
+        seed, every seat taken by no token); 404 if neither has it."""
+        meta = await self.store.meta(match_id)
+        if meta is not None:
+            return meta, None
+        archived = await self._archived(match_id)
+        if archived is None or archived.meta is None:
+            raise Refused(404, "not_found", "no such match")
+        taken = {seat: ARCHIVED for seat in range(archived.meta.seats)}  # every seat taken, no token matches
+        meta = archived.meta.model_copy(update={"seed": None, "credential_hashes": taken, "status": "finished"})
+        return meta, archived
+
+    async def _archived(self, match_id: str) -> MatchLog | None:
+        root = getattr(self.store.settings, "archive_dir", "")
+        if match_id in self._archives or not root:
+            return self._archives.get(match_id)
+        try:
+            path = archive_path(Path(root), match_id, self.store.keys.partitions)
+            archived = await asyncio.to_thread(read_archive, path)
+        except (ValueError, LogFileError):  # not a file name, or an unreadable file: as if there were none
+            return None
+        if archived is not None:
+            if len(self._archives) >= ARCHIVE_CACHE:
+                self._archives.pop(next(iter(self._archives)))
+            self._archives[match_id] = archived
+        return archived
+
+    async def version(self, match_id: str) -> int:
+        """The match's version in Redis, else that of its archive's last event."""
+        version = await self.store.version(match_id)
+        if version:
+            return version
+        archived = await self._archived(match_id)
+        return archived.events[-1].version if archived is not None and archived.events else 0
 
     def forget(self, match_id: str) -> None:
         self._metas.pop(match_id, None)
@@ -157,7 +197,13 @@ class Gateway:
 
     # -- logs ------------------------------------------------------------------------------------
     async def log(self, match_id: str, token: str | None, after_version: int) -> LogAnswer:
-        meta = await self.meta(match_id, fresh=True)
+        meta, archived = await self._lookup(match_id)
+        if archived is not None:  # seat tokens cannot be checked once the meta is gone: no seat perspective
+            events = [e for e in archived.events if e.version > after_version]
+            if meta.reveal_log:
+                return LogAnswer(match_id=match_id, game=meta.game, perspective="full", events=events)
+            return LogAnswer(match_id=match_id, game=meta.game, perspective="public",
+                             events=[e.for_seat(None) for e in events])
         seat: int | None = None
         if token:
             seat = (await self.authenticate(match_id, token)).seat

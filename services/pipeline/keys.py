@@ -35,6 +35,14 @@ class Keys:
     def dead(self, partition: int) -> str:
         return f"{self.tag(partition)}:dead"
 
+    def feed_dead(self, partition: int) -> str:
+        """Stream of the partition's feed entries the projectors could not read (written by the projector)."""
+        return f"{self.tag(partition)}:feed-dead"
+
+    def parked(self, partition: int) -> str:
+        """Hash match id -> packed {error, at, deliveries}: matches whose views the projector gave up building."""
+        return f"{self.tag(partition)}:parked"
+
     def matches(self, partition: int, status: str) -> str:
         """Sorted set of the partition's match ids with that status (score: creation time in ms)."""
         return f"{self.tag(partition)}:matches:{status}"

@@ -15,7 +15,7 @@ from schemas.codec import pack, unpack
 from schemas.envelopes import CommandResult, EventEnvelope, MatchMeta, ViewRecord
 from services.pipeline.keys import DEFAULT_PARTITIONS, PROJECTORS_GROUP, WORKERS_GROUP, partition_of
 from services.pipeline.memstream import MemStream
-from services.pipeline.ports import AppendOutcome, AppendStatus, Delivery
+from services.pipeline.ports import AppendOutcome, AppendStatus, Delivery, Pending
 
 T = TypeVar("T")
 FEED_MAXLEN = 100_000
@@ -77,6 +77,17 @@ class _Partitioned(_Blocking):
         with self._cond:
             return {p: s.undelivered(self.group) for p, s in enumerate(self.streams)}
 
+    def pending(self) -> dict[int, Pending]:
+        with self._cond:
+            return {p: s.pending(self.group) for p, s in enumerate(self.streams)}
+
+    def partition_of_stream(self, name: str) -> int:
+        return self.streams.index(self._by_name[name])
+
+
+def _dead_error(delivery: Delivery, error: str) -> str:
+    return f"{error} ({delivery.problem})" if delivery.problem else error
+
 
 class MemoryBus:
     def __init__(self, cond: threading.Condition, partitions: int) -> None:
@@ -84,6 +95,7 @@ class MemoryBus:
         self.partitions = partitions
         self._commands = _Partitioned(cond, partitions, "commands", WORKERS_GROUP)
         self.dead: list[tuple[bytes, str]] = []
+        self._dead_by_partition: dict[int, list[tuple[bytes, str]]] = {}
 
     def publish(self, match_id: str, data: bytes) -> str:
         return self._commands.add(match_id, data)
@@ -103,11 +115,25 @@ class MemoryBus:
 
     def dead_letter(self, delivery: Delivery, error: str) -> None:
         with self._cond:
-            self.dead.append((delivery.data, error))
+            letter = (delivery.data, _dead_error(delivery, error))
+            self.dead.append(letter)
+            self._dead_by_partition.setdefault(self._commands.partition_of_stream(delivery.stream), []).append(letter)
         self.ack(delivery)
+
+    def dead_letters(self, partition: int, count: int = 100) -> list[tuple[bytes, str]]:
+        """The newest dead letters of a partition: (command bytes, error)."""
+        with self._cond:
+            return list(reversed(self._dead_by_partition.get(partition, [])))[:count]
+
+    def publish_malformed(self, match_id: str, problem: str = "no 'e' field") -> str:
+        """Add an entry without a payload to the match's command stream (tests: what Redis may hold)."""
+        return self._commands.streams[partition_of(match_id, self.partitions)].add(b"", problem)
 
     def lag(self) -> dict[int, int]:
         return self._commands.lag()
+
+    def pending(self) -> dict[int, Pending]:
+        return self._commands.pending()
 
     def trim(self) -> int:
         return 0  # in-process streams live as long as the process; nothing to reclaim
@@ -131,6 +157,8 @@ class MemoryStore(_Blocking):
         self.partitions = partitions
         self._matches: dict[str, _Match] = {}
         self._feeds = _Partitioned(cond, partitions, "feed", PROJECTORS_GROUP, FEED_MAXLEN)
+        self._feed_dead: dict[int, list[tuple[bytes, str]]] = {}
+        self._parked: dict[str, dict[str, str]] = {}
 
     # -- matches ---------------------------------------------------------------------------------
     def _get(self, match_id: str) -> _Match | None:
@@ -242,6 +270,55 @@ class MemoryStore(_Blocking):
 
     def claim_stale_feed(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
         return self._feeds.claim(consumer, min_idle_ms, count)
+
+    def feed_lag(self) -> dict[int, int]:
+        return self._feeds.lag()
+
+    def feed_pending(self) -> dict[int, Pending]:
+        return self._feeds.pending()
+
+    def dead_letter_feed(self, delivery: Delivery, error: str) -> None:
+        with self._cond:
+            partition = self._feeds.partition_of_stream(delivery.stream)
+            self._feed_dead.setdefault(partition, []).append((delivery.data, _dead_error(delivery, error)))
+        self._feeds.ack(delivery)
+
+    def feed_dead_letters(self, partition: int, count: int = 100) -> list[tuple[bytes, str]]:
+        with self._cond:
+            return list(reversed(self._feed_dead.get(partition, [])))[:count]
+
+    def add_to_feed(self, match_id: str, data: bytes, problem: str | None = None) -> str:
+        """Add a raw entry to the match's partition feed (tests: junk, or an entry without a payload)."""
+        return self._feeds.streams[partition_of(match_id, self.partitions)].add(data, problem)
+
+    # -- parked matches --------------------------------------------------------------------------
+    def park(self, match_id: str, error: str, deliveries: int) -> bool:
+        with self._cond:
+            if match_id in self._parked:
+                return False
+            self._parked[match_id] = {"error": error, "at": str(round(time.time(), 3)), "deliveries": str(deliveries)}
+            return True
+
+    def parked_among(self, match_ids: Sequence[str]) -> set[str]:
+        with self._cond:
+            return {m for m in match_ids if m in self._parked}
+
+    def parked_matches(self) -> dict[str, dict[str, str]]:
+        with self._cond:
+            return {match_id: dict(record) for match_id, record in self._parked.items()}
+
+    def parked_count(self) -> int:
+        with self._cond:
+            return len(self._parked)
+
+    def unpark(self, match_id: str) -> bool:
+        with self._cond:
+            if self._parked.pop(match_id, None) is None:
+                return False
+            match = self._get(match_id)
+            if match is not None and match.log:
+                self._feeds.streams[partition_of(match_id, self.partitions)].add(pack(match.log[-1]))
+            return True
 
     # -- views -----------------------------------------------------------------------------------
     def put_views(self, match_id: str, records: Sequence[ViewRecord]) -> None:

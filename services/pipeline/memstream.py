@@ -10,7 +10,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from services.pipeline.ports import Delivery
+from services.pipeline.ports import Delivery, Pending
 
 
 @dataclass(slots=True)
@@ -32,17 +32,25 @@ class MemStream:
         self._cond = cond
         self._maxlen = maxlen
         self._entries: dict[int, bytes] = {}
+        self._added: dict[int, float] = {}
+        self._problems: dict[int, str] = {}  # entries without a payload field (as on Redis): why
         self._next = 1
         self._groups: dict[str, _Group] = {}
 
-    def add(self, data: bytes) -> str:
+    def add(self, data: bytes, problem: str | None = None) -> str:
+        """Add an entry; ``problem``: add one that has no payload (like a Redis entry without the field)."""
         with self._cond:
             seq = self._next
             self._next += 1
             self._entries[seq] = data
+            self._added[seq] = time.monotonic()
+            if problem is not None:
+                self._problems[seq] = problem
             if self._maxlen is not None and len(self._entries) > self._maxlen:
                 for old in sorted(self._entries)[: len(self._entries) - self._maxlen]:
                     del self._entries[old]
+                    self._added.pop(old, None)
+                    self._problems.pop(old, None)
             self._cond.notify_all()
             return f"{seq}-0"
 
@@ -77,7 +85,7 @@ class MemStream:
             if data is None:  # trimmed
                 continue
             group.pending[seq] = _Pending(consumer, now, 1)
-            out.append(Delivery(self.name, f"{seq}-0", data, 1))
+            out.append(Delivery(self.name, f"{seq}-0", data, 1, self._problems.get(seq)))
         return out
 
     def ack(self, group_name: str, entry_id: str) -> None:
@@ -101,8 +109,16 @@ class MemStream:
                     continue
                 pending.consumer, pending.delivered_at = consumer, now
                 pending.count += 1
-                out.append(Delivery(self.name, f"{seq}-0", data, pending.count))
+                out.append(Delivery(self.name, f"{seq}-0", data, pending.count, self._problems.get(seq)))
             return out
+
+    def pending(self, group_name: str) -> Pending:
+        """Like the XPENDING summary: how many are pending, and the age of the oldest. Caller holds the condition."""
+        group = self.group(group_name)
+        if not group.pending:
+            return Pending(0, 0.0)
+        oldest = self._added.get(min(group.pending))
+        return Pending(len(group.pending), time.monotonic() - oldest if oldest is not None else 0.0)
 
     def undelivered(self, group_name: str) -> int:
         group = self.group(group_name)

@@ -18,12 +18,26 @@ from schemas.envelopes import CommandResult, EventEnvelope, MatchMeta, ViewRecor
 
 @dataclass(frozen=True, slots=True)
 class Delivery:
-    """One stream entry handed to a consumer. ``deliveries`` counts how often it was handed out."""
+    """One stream entry handed to a consumer. ``deliveries`` counts how often it was handed out.
+
+    ``problem`` says why the entry cannot be read at all (it has no payload field ``e``: written by
+    something else, or by hand); ``data`` is then empty. Consumers leave such an entry pending and
+    dead-letter it once it has been delivered ``max_deliveries`` times, like any entry that keeps failing."""
 
     stream: str
     entry_id: str
     data: bytes
     deliveries: int = 1
+    problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A group's delivered but unacknowledged entries on one stream: how many, and the age in seconds of the
+    oldest (since it was added to the stream; 0 when none)."""
+
+    count: int
+    oldest_s: float
 
 
 class AppendStatus(Enum):
@@ -72,6 +86,10 @@ class CommandBus(Protocol):
 
     def trim(self) -> int:
         """Drop entries the group has acknowledged (never one still pending); returns how many went."""
+        ...
+
+    def pending(self) -> dict[int, Pending]:
+        """Delivered, unacknowledged entries per partition (XPENDING summary)."""
         ...
 
 
@@ -135,6 +153,32 @@ class EventStore(Protocol):
     def ack_feed(self, delivery: Delivery) -> None: ...
 
     def claim_stale_feed(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]: ...
+
+    def feed_pending(self) -> dict[int, Pending]:
+        """Delivered, unacknowledged feed entries per partition (XPENDING summary of ``projectors``)."""
+        ...
+
+    def dead_letter_feed(self, delivery: Delivery, error: str) -> None:
+        """Record a feed entry the projectors cannot read (``{p}:feed-dead``) and acknowledge it."""
+        ...
+
+    # -- parked matches: the projector gave up building their views ----------------------------------
+    def park(self, match_id: str, error: str, deliveries: int) -> bool:
+        """Record the match as parked (``{p}:parked``) with the error; False if it already was."""
+        ...
+
+    def parked_among(self, match_ids: Sequence[str]) -> set[str]:
+        """Those of ``match_ids`` that are parked (one round trip)."""
+        ...
+
+    def parked_matches(self) -> dict[str, dict[str, str]]:
+        """Every parked match: match id -> {error, at (unix s), deliveries}."""
+        ...
+
+    def unpark(self, match_id: str) -> bool:
+        """Forget that the match is parked and put its newest event on the feed again, so a projector
+        rebuilds its views (and parks it again if they still fail). False if it was not parked."""
+        ...
 
 
 class ViewStore(Protocol):

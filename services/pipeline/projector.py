@@ -4,6 +4,15 @@ For every match it keeps the public view and one view per seat, each with the ve
 (and, for a seat that must act, the commands it may send). A view is written only when newer than the
 stored one, so a re-delivered event is recognised as done; an event that skips versions (a gap: a
 trimmed feed, a projector that started late) makes it rebuild the state from the match log.
+
+Failures are sorted per match, like the worker sorts them per command: when applying a match's events or
+building its views raises, that match's entries stay pending (a retry: another pass claims them) while
+the other matches of the batch are written and acknowledged. A match that still fails on the
+``max_deliveries``-th delivery is *parked* (``{p}:parked``, with the error): logged with its id, counted
+in ``airship_parked_matches``, and its later entries are acknowledged without building until an operator
+unparks it (``airship parked retry``). A feed entry that cannot be read (no payload, undecodable) stays
+pending the same way and goes to ``{p}:feed-dead`` after ``max_deliveries``. Errors of the store itself
+(Redis unreachable, refused) are no match's fault: they abort the batch, which is retried as a whole.
 """
 
 from __future__ import annotations
@@ -12,15 +21,19 @@ import threading
 import time
 from collections.abc import Callable
 
+from redis.exceptions import RedisError
+
 from schemas.envelopes import EventEnvelope, ViewRecord
-from schemas.upcast import UpcastError, decode_event
+from schemas.upcast import decode_event
 from services import metrics
 from services.logs import get_logger
 from services.pipeline.ports import Delivery, EventStore, ViewStore
 from services.pipeline.states import Loaded, StateCache, to_event
-from services.pipeline.worker import Backoff
+from services.pipeline.worker import Backoff, bounded, error_text
 
 log = get_logger("projector")
+STORE_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
+"""Failures of the store, not of a match: they abort the batch instead of counting against a match."""
 
 
 def build_views(loaded: Loaded) -> list[ViewRecord]:
@@ -39,7 +52,8 @@ def build_views(loaded: Loaded) -> list[ViewRecord]:
 
 class Projector:
     def __init__(self, store: EventStore, views: ViewStore, consumer: str, batch_size: int = 256,
-                 block_ms: int = 1000, claim_idle_ms: int = 30_000, claim_every_s: float = 5.0) -> None:
+                 block_ms: int = 1000, claim_idle_ms: int = 30_000, claim_every_s: float = 5.0,
+                 max_deliveries: int = 5) -> None:
         self.store = store
         self.views = views
         self.consumer = consumer
@@ -47,6 +61,7 @@ class Projector:
         self.block_ms = block_ms
         self.claim_idle_ms = claim_idle_ms
         self.claim_every_s = claim_every_s
+        self.max_deliveries = max_deliveries
         self.cache = StateCache(store)
         self.stopping = threading.Event()
         self.heartbeat: Callable[[], None] | None = None
@@ -64,7 +79,8 @@ class Projector:
             try:
                 self.run_once(claim=claim)
             except Exception as e:  # the store is unreachable (e.g. Redis restarting): wait, go on
-                log.warning("projector loop failed; retrying", consumer=self.consumer, error=repr(e))
+                metrics.PROJECTOR_ERRORS.inc()
+                log.warning("projector loop failed; retrying", consumer=self.consumer, error=error_text(e))
                 self.stopping.wait(backoff.next_s())
             else:
                 backoff.reset()
@@ -79,6 +95,8 @@ class Projector:
         deliveries: list[Delivery] = []
         if claim:
             deliveries = self.store.claim_stale_feed(self.consumer, self.claim_idle_ms, self.batch_size)
+            if deliveries and self.heartbeat is not None:
+                self.heartbeat()
         if not deliveries:
             block = self.block_ms if block_ms is None else block_ms
             deliveries = self.store.read_feed(self.consumer, self.batch_size, block)
@@ -87,23 +105,75 @@ class Projector:
         return len(deliveries)
 
     def project(self, deliveries: list[Delivery]) -> None:
-        """Apply a batch of feed entries, write each touched match's views once, then acknowledge."""
-        touched: dict[str, Loaded] = {}
+        """Apply a batch of feed entries, write each touched match's views once, then acknowledge what is
+        done: every entry but those of a match that failed (and of an unreadable one) now."""
+        done: list[Delivery] = []
+        by_match: dict[str, list[tuple[Delivery, EventEnvelope]]] = {}
         for delivery in deliveries:
-            try:
-                envelope = decode_event(delivery.data)
-            except UpcastError as e:
-                log.error("unreadable feed entry", entry=delivery.entry_id, error=str(e))
+            envelope = self._decode(delivery)
+            if envelope is not None:
+                by_match.setdefault(envelope.match_id, []).append((delivery, envelope))
+        parked = self.store.parked_among(list(by_match)) if by_match else set()
+        for match_id, entries in by_match.items():
+            if match_id in parked:  # views left as they were until an operator unparks the match
+                done += [d for d, _ in entries]
                 continue
-            loaded = self._apply(envelope)
-            if loaded is not None:
-                touched[envelope.match_id] = loaded
-        for match_id, loaded in touched.items():
+            if self._project_match(match_id, entries):
+                done += [d for d, _ in entries]
+        for delivery in done:
+            self.store.ack_feed(delivery)
+
+    def _decode(self, delivery: Delivery) -> EventEnvelope | None:
+        """The entry's event; None for an unreadable entry, which is left pending or dead-lettered."""
+        problem = delivery.problem
+        if problem is None:
+            try:
+                return decode_event(delivery.data)
+            except ValueError as e:  # UpcastError, DecodeError, a validation error
+                problem = bounded(f"undecodable: {e}")
+        metrics.PROJECTOR_ERRORS.inc()
+        if delivery.deliveries >= self.max_deliveries:
+            metrics.FEED_DEAD_LETTERS.inc()
+            log.error("unreadable feed entry sent to the dead-letter stream", entry=delivery.entry_id,
+                      stream=delivery.stream, problem=problem, deliveries=delivery.deliveries)
+            self.store.dead_letter_feed(delivery, f"unreadable feed entry: {problem}")
+        else:
+            log.warning("unreadable feed entry left pending", entry=delivery.entry_id, stream=delivery.stream,
+                        problem=problem, deliveries=delivery.deliveries)
+        return None
+
+    def _project_match(self, match_id: str, entries: list[tuple[Delivery, EventEnvelope]]) -> bool:
+        """Apply the match's entries and write its views; True when its entries may be acknowledged."""
+        deliveries = max(d.deliveries for d, _ in entries)
+        if deliveries > self.max_deliveries:  # it may have killed projectors: do not try it again
+            return self._park(match_id, "failed repeatedly (the projector may have died building it)", deliveries)
+        try:
+            loaded = None
+            for _, envelope in entries:
+                loaded = self._apply(envelope) or loaded
+            if loaded is None:
+                return True  # an unknown match: nothing to build (logged in _apply)
             records = build_views(loaded)
             self.views.put_views(match_id, records)
-            metrics.VIEWS_WRITTEN.inc(len(records))
-        for delivery in deliveries:
-            self.store.ack_feed(delivery)
+        except STORE_ERRORS:
+            raise
+        except Exception as e:  # the game's evolve or view failed for this match only
+            metrics.PROJECTOR_ERRORS.inc()
+            self.cache.forget(match_id)  # rebuilt from the log on the next try
+            if deliveries >= self.max_deliveries:
+                return self._park(match_id, error_text(e), deliveries)
+            log.warning("building the views failed; left pending for a retry", match_id=match_id,
+                        deliveries=deliveries, error=error_text(e))
+            return False
+        metrics.VIEWS_WRITTEN.inc(len(records))
+        return True
+
+    def _park(self, match_id: str, error: str, deliveries: int) -> bool:
+        if self.store.park(match_id, bounded(error), deliveries):
+            metrics.PARKED_MATCHES.inc()
+        log.error("match parked: its views are no longer built until an operator retries it", match_id=match_id,
+                  error=error, deliveries=deliveries)
+        return True
 
     def _apply(self, envelope: EventEnvelope) -> Loaded | None:
         loaded = self.cache.get(envelope.match_id)

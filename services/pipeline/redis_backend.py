@@ -26,6 +26,7 @@ is a contract each game would have to keep) for a saving that only cold caches s
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -40,8 +41,16 @@ from schemas.envelopes import EVENT_SCHEMA_VERSION, CommandResult, EventEnvelope
 from schemas.upcast import load_event
 from services.pipeline.client import Client
 from services.pipeline.keys import PROJECTORS_GROUP, Keys
-from services.pipeline.ports import AppendOutcome, AppendStatus, Delivery
-from services.pipeline.redis_streams import FIELD, GroupStreams, RedisBus, StreamsReply, entries_of, text
+from services.pipeline.ports import AppendOutcome, AppendStatus, Delivery, Pending
+from services.pipeline.redis_streams import (
+    FIELD,
+    GroupStreams,
+    RedisBus,
+    StreamsReply,
+    dead_letter,
+    entries_of,
+    text,
+)
 from services.settings import Settings
 
 LUA_DIR = Path(__file__).with_name("lua")
@@ -53,9 +62,23 @@ def lua(name: str) -> str:
     return (LUA_DIR / f"{name}.lua").read_text()
 
 
-def connect(url: str) -> redis.Redis:
-    """A client for one process (thread-safe: a pool of connections). Bytes in, bytes out."""
-    return redis.Redis.from_url(url, decode_responses=False, socket_keepalive=True, health_check_interval=30)
+def connect(url: str, socket_timeout_s: float | None = None, retries: int | None = None) -> redis.Redis:
+    """A client for one process (thread-safe: a pool of connections). Bytes in, bytes out.
+
+    ``socket_timeout_s``: longest wait for any reply (a frozen Redis must not hold a process for ever; a
+    blocking read needs its block time plus a margin); ``retries``: how often redis-py retries a command
+    that timed out or lost its connection, backing off in between (None: redis-py's default). A service
+    loop has its own back-off and passes 0, so a SIGTERM is honoured within one timeout."""
+    options: dict[str, Any] = {}
+    if socket_timeout_s is not None:
+        options["socket_timeout"] = socket_timeout_s
+    if retries is not None:
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        options["retry"] = Retry(NoBackoff(), retries)
+    return redis.Redis.from_url(url, decode_responses=False, socket_keepalive=True, health_check_interval=30,
+                                **options)
 
 
 def delete_prefix(r: redis.Redis, prefix: str) -> int:
@@ -212,6 +235,62 @@ class RedisStore:
 
     def feed_lag(self) -> dict[int, int]:
         return self._feed.lag()
+
+    def feed_pending(self) -> dict[int, Pending]:
+        return self._feed.pending()
+
+    def dead_letter_feed(self, delivery: Delivery, error: str) -> None:
+        partition = self._feed.names.index(delivery.stream)
+        dead_letter(self._r, self._keys.feed_dead(partition), delivery, error, PROJECTORS_GROUP)
+
+    def feed_dead_letters(self, partition: int, count: int = 100) -> list[tuple[bytes, str]]:
+        """The newest feed dead letters of a partition: (entry bytes, error)."""
+        entries = entries_of(self._r.xrevrange(self._keys.feed_dead(partition), count=count))
+        return [(fields.get(FIELD, b""), text(fields.get(b"error", b""))) for _, fields in entries]
+
+    # -- parked matches --------------------------------------------------------------------------
+    def park(self, match_id: str, error: str, deliveries: int) -> bool:
+        record = json.dumps({"error": error, "at": round(time.time(), 3), "deliveries": deliveries})
+        return bool(self._r.hsetnx(self._keys.parked(self._keys.partition(match_id)), match_id, record))
+
+    def parked_among(self, match_ids: Sequence[str]) -> set[str]:
+        ids = list(dict.fromkeys(match_ids))
+        if not ids:
+            return set()
+        pipe = self._r.pipeline(transaction=False)
+        for match_id in ids:
+            pipe.hexists(self._keys.parked(self._keys.partition(match_id)), match_id)
+        return {m for m, parked in zip(ids, pipe.execute(), strict=True) if parked}
+
+    def parked_matches(self) -> dict[str, dict[str, str]]:
+        pipe = self._r.pipeline(transaction=False)
+        for p in range(self.partitions):
+            pipe.hgetall(self._keys.parked(p))
+        out: dict[str, dict[str, str]] = {}
+        for reply in pipe.execute():
+            for match_id, raw in cast(dict[bytes, bytes], reply).items():
+                try:
+                    record = json.loads(raw)
+                except ValueError:
+                    record = {"error": text(raw)}
+                out[text(match_id)] = {k: str(v) for k, v in record.items()}
+        return out
+
+    def parked_count(self) -> int:
+        pipe = self._r.pipeline(transaction=False)
+        for p in range(self.partitions):
+            pipe.hlen(self._keys.parked(p))
+        return sum(int(n) for n in pipe.execute())
+
+    def unpark(self, match_id: str) -> bool:
+        k = self._keys
+        if not self._r.hdel(k.parked(k.partition(match_id)), match_id):
+            return False
+        newest = entries_of(self._r.xrevrange(k.log(match_id), count=1))
+        if newest:
+            self._r.xadd(k.feed(k.partition(match_id)), {FIELD: newest[0][1][FIELD]},
+                         maxlen=self._settings.feed_maxlen, approximate=True)
+        return True
 
     def forget_feed_consumer(self, consumer: str) -> None:
         self._feed.forget(consumer)

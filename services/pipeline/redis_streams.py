@@ -11,13 +11,14 @@ would have to be made per node; the sweep already works there, as every call nam
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import cast
 
 import redis
 
 from services.pipeline.keys import WORKERS_GROUP, Keys
-from services.pipeline.ports import Delivery
+from services.pipeline.ports import Delivery, Pending
 
 FIELD = b"e"  # every stream entry carries its payload in one field
 DEAD_MAXLEN = 10_000
@@ -40,6 +41,21 @@ def text(value: object) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+def delivery_of(name: str, entry_id: object, fields: dict[bytes, bytes], deliveries: int) -> Delivery:
+    """A delivery of one entry; an entry without the payload field is handed out empty, with its ``problem``
+    (never a KeyError that would strand the entries read with it)."""
+    data = fields.get(FIELD)
+    if data is None:
+        names = ", ".join(sorted(text(k) for k in fields))[:100]
+        return Delivery(name, text(entry_id), b"", deliveries, problem=f"no '{FIELD.decode()}' field (has: {names})")
+    return Delivery(name, text(entry_id), data, deliveries)
+
+
+def id_ms(entry_id: object) -> int:
+    """The millisecond timestamp of an auto-generated entry id."""
+    return int(text(entry_id).split("-")[0])
+
+
 def entries_of(reply: object) -> Entries:
     """A range reply (XRANGE, XREVRANGE, XAUTOCLAIM's entries); the clients never decode responses."""
     return cast(Entries, reply or [])
@@ -60,7 +76,7 @@ class GroupStreams:
         for name, entries in cast(StreamsReply, reply or []):
             for entry_id, fields in entries:
                 if fields:  # None: the entry was trimmed while pending
-                    out.append(Delivery(text(name), text(entry_id), fields[FIELD], deliveries))
+                    out.append(delivery_of(text(name), entry_id, fields, deliveries))
         return out
 
     def read(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
@@ -133,7 +149,7 @@ class GroupStreams:
         pending = self._r.xpending_range(name, self.group, min=entries[0][0], max=entries[-1][0],
                                          count=2 * len(entries) + 16, consumername=consumer)
         counts = {text(p["message_id"]): int(p["times_delivered"]) for p in pending}
-        return [Delivery(name, text(i), f[FIELD], counts.get(text(i), 2)) for i, f in entries]
+        return [delivery_of(name, i, f, counts.get(text(i), 2)) for i, f in entries]
 
     def forget(self, consumer: str) -> None:
         """Remove a consumer that is leaving from the group, where it holds nothing pending."""
@@ -158,6 +174,21 @@ class GroupStreams:
                 out[partition] = len(entries_of(self._r.xrange(name, f"({last}", "+", count=100_000)))
         return out
 
+    def pending(self) -> dict[int, Pending]:
+        """XPENDING summary per partition: how many entries are delivered but unacknowledged, and the age of
+        the oldest (from its id, the server's clock when it was added, against this host's clock)."""
+        pipe = self._r.pipeline(transaction=False)
+        for name in self.names:
+            pipe.xpending(name, self.group)
+        summaries = pipe.execute()
+        now_ms = time.time() * 1000
+        out = {}
+        for partition, summary in enumerate(summaries):
+            count = int(summary["pending"])
+            oldest = max(0.0, (now_ms - id_ms(summary["min"])) / 1000) if count and summary["min"] else 0.0
+            out[partition] = Pending(count, oldest)
+        return out
+
     def trim(self) -> int:
         """Drop every entry below the oldest one the group still needs (pending or undelivered)."""
         trimmed = 0
@@ -171,6 +202,19 @@ class GroupStreams:
                 keep_from = text(self._r.xpending(name, self.group)["min"])
             trimmed += int(self._r.xtrim(name, minid=keep_from, approximate=True))
         return trimmed
+
+
+def dead_letter(r: redis.Redis, dead: str, delivery: Delivery, error: str, group: str) -> None:
+    """Add the entry with its last error to the dead-letter stream ``dead`` and acknowledge it, in one
+    transaction. An entry that had no payload field keeps an empty one and its ``problem`` in the error."""
+    if delivery.problem:
+        error = f"{error} ({delivery.problem})"
+    pipe = r.pipeline(transaction=True)
+    pipe.xadd(dead, {FIELD: delivery.data, b"error": error.encode(), b"entry": delivery.entry_id.encode(),
+                     b"stream": delivery.stream.encode(), b"deliveries": str(delivery.deliveries).encode()},
+              maxlen=DEAD_MAXLEN, approximate=True)
+    pipe.xack(delivery.stream, group, delivery.entry_id)
+    pipe.execute()
 
 
 class RedisBus:
@@ -202,16 +246,15 @@ class RedisBus:
     def dead_letter(self, delivery: Delivery, error: str) -> None:
         """Record the command with its last error in ``{p}:dead`` and acknowledge it, in one transaction."""
         dead = self._keys.dead(self._partition_of[delivery.stream])
-        pipe = self._r.pipeline(transaction=True)
-        pipe.xadd(dead, {FIELD: delivery.data, b"error": error.encode(), b"entry": delivery.entry_id.encode(),
-                         b"deliveries": str(delivery.deliveries).encode()}, maxlen=DEAD_MAXLEN, approximate=True)
-        pipe.xack(delivery.stream, WORKERS_GROUP, delivery.entry_id)
-        pipe.execute()
+        dead_letter(self._r, dead, delivery, error, WORKERS_GROUP)
 
     def dead_letters(self, partition: int, count: int = 100) -> list[tuple[bytes, str]]:
         """The newest dead letters of a partition: (command bytes, error)."""
         entries = entries_of(self._r.xrevrange(self._keys.dead(partition), count=count))
-        return [(fields[FIELD], fields[b"error"].decode()) for _, fields in entries]
+        return [(fields.get(FIELD, b""), text(fields.get(b"error", b""))) for _, fields in entries]
+
+    def pending(self) -> dict[int, Pending]:
+        return self._streams.pending()
 
     def lag(self) -> dict[int, int]:
         return self._streams.lag()

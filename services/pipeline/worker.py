@@ -9,7 +9,12 @@ command id makes the second attempt return the first result.
 
 Failures are sorted in one place (:meth:`Worker.process`): a rejection is a result; an unexpected
 error leaves the command pending for a retry; a command delivered more than ``max_deliveries`` times
-goes to the dead-letter stream and its sender gets a rejection.
+goes to the dead-letter stream and its sender gets a rejection. A stream entry without a payload (no
+``e`` field) is left pending the same way and dead-lettered after ``max_deliveries``; it never holds up
+the entries read with it.
+
+The loop calls :attr:`Worker.heartbeat` on every pass (an idle blocking read included), so the
+liveness endpoint sees a loop that is turning, and only a loop that is stuck.
 """
 
 from __future__ import annotations
@@ -66,6 +71,13 @@ class Backoff:
 
     def reset(self) -> None:
         self._next_s = self.first_s
+
+
+def error_text(e: BaseException) -> str:
+    """An exception for a log line: its type and its message. (``repr`` of a redis-py 8 error is only
+    ``server:ResponseError``, dropping the server's message, e.g. the NOPERM saying which command was refused.)"""
+    message = str(e)
+    return f"{type(e).__name__}: {message}" if message else type(e).__name__
 
 
 MAX_REASON = 200  # a reason never echoes more than this of anything (a 10 MB key must not become a reason)
@@ -134,7 +146,7 @@ class Worker:
                 self.run_once()
             except Exception as e:  # the store or bus is unreachable (e.g. Redis restarting): wait, go on
                 metrics.WORKER_ERRORS.inc()
-                log.warning("worker loop failed; retrying", consumer=self.consumer, error=repr(e))
+                log.warning("worker loop failed; retrying", consumer=self.consumer, error=error_text(e))
                 self.stopping.wait(backoff.next_s())
             else:
                 backoff.reset()
@@ -143,8 +155,13 @@ class Worker:
     def stop(self) -> None:
         self.stopping.set()
 
+    def beat(self) -> None:
+        if self.heartbeat is not None:
+            self.heartbeat()
+
     def run_once(self, block_ms: int | None = None) -> int:
         """Claim stale commands when due, else read a batch; handle them. Returns how many were handled."""
+        self.beat()
         now = time.monotonic()
         if now - self._last_claim >= self.settings.claim_every_s:
             self._last_claim = now
@@ -171,18 +188,22 @@ class Worker:
             claimed = self.bus.claim_stale(self.consumer, self.settings.claim_idle_ms, 1)
             if not claimed:
                 break
+            self.beat()
             self.process(claimed[0])
             handled += 1
         return handled
 
     def _maintain(self) -> None:
-        """Periodic chores: trim acknowledged commands, report the lag."""
+        """Periodic chores: trim acknowledged commands, report the lag and the pending entries."""
         try:
             self.bus.trim()
             for partition, lag in self.bus.lag().items():
                 metrics.STREAM_LAG.labels("commands", str(partition)).set(lag)
+            for partition, pending in self.bus.pending().items():
+                metrics.STREAM_PENDING.labels("commands", str(partition)).set(pending.count)
+                metrics.STREAM_OLDEST_PENDING.labels("commands", str(partition)).set(pending.oldest_s)
         except Exception as e:  # chores never stop the worker
-            log.warning("maintenance failed", error=repr(e))
+            log.warning("maintenance failed", error=error_text(e))
 
     def process(self, delivery: Delivery, handled: list[Delivery] | None = None) -> CommandResult | None:
         """Handle one delivery; every failure is sorted here: result, retry later, or dead letter.
@@ -195,6 +216,13 @@ class Worker:
             metrics.REDELIVERIES.inc()
         if delivery.deliveries > self.settings.max_deliveries:
             return self._give_up(delivery, "failed repeatedly; sent to the dead-letter stream")
+        if delivery.problem is not None:  # no payload at all: nothing to try; retried like any failure
+            metrics.WORKER_ERRORS.inc()
+            if delivery.deliveries >= self.settings.max_deliveries:
+                return self._give_up(delivery, "unreadable stream entry; sent to the dead-letter stream")
+            log.warning("unreadable stream entry left pending", entry=delivery.entry_id, stream=delivery.stream,
+                        problem=delivery.problem, deliveries=delivery.deliveries)
+            return None
         try:
             result = self.handle(delivery.data)
         except Unanswerable as e:
@@ -208,7 +236,7 @@ class Worker:
             return None
         except Exception as e:  # a bug or an infrastructure failure: never stop the worker
             metrics.WORKER_ERRORS.inc()
-            log.exception("command failed", entry=delivery.entry_id, error=repr(e))
+            log.exception("command failed", entry=delivery.entry_id, error=error_text(e))
             return None
         fault_point("after_append")
         if handled is None:
@@ -222,7 +250,8 @@ class Worker:
         self.bus.dead_letter(without_credential(delivery), reason)
         ids = salvage_ids(delivery.data)
         if ids is None or self.store.meta(ids[0]) is None:
-            log.warning("dead letter without a reachable sender", entry=delivery.entry_id)
+            log.warning("dead letter without a reachable sender", entry=delivery.entry_id, stream=delivery.stream,
+                        reason=reason, problem=delivery.problem, deliveries=delivery.deliveries)
             return None
         match_id, command_id = ids
         result = CommandResult(command_id=command_id, match_id=match_id, status="rejected",

@@ -10,11 +10,13 @@ Events are upcast to the current schema version on read (:mod:`schemas.upcast`).
 
 from __future__ import annotations
 
+import gzip
 import json
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Literal
+from typing import Any, BinaryIO, Literal, cast
 
 import msgpack
 from pydantic import ValidationError
@@ -26,6 +28,7 @@ Format = Literal["jsonl", "msgpack"]
 FORMATS: tuple[Format, ...] = ("jsonl", "msgpack")
 HEADER_KIND = "meta"
 MSGPACK_SUFFIXES = (".msgpack", ".mpk", ".msgpk", ".mp")
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 class LogFileError(ValueError):
@@ -130,17 +133,27 @@ def parse_records(records: Iterable[tuple[str, Any]]) -> MatchLog:
 
 
 def read_match(path: Path, fmt: Format | None = None) -> MatchLog:
-    """Read a match log file (format from ``fmt``, else guessed from the suffix and first byte)."""
+    """Read a match log file (format from ``fmt``, else guessed from the suffix and first byte). A gzip file
+    (by its magic bytes, e.g. an archive ``<id>.jsonl.gz``) is read decompressed."""
     try:
-        with path.open("rb") as f:
-            fmt = fmt or guess_format(path, f.read(64))
-            f.seek(0)
-            if fmt == "msgpack":
-                return parse_records(_msgpack_records(f))
-            text = (line.decode("utf-8", errors="replace") for line in f)
-            return parse_records(_jsonl_records(text))
-    except OSError as e:
-        raise LogFileError(f"cannot read {path}: {e.strerror or e}") from e
+        with path.open("rb") as raw:
+            if raw.read(2) == GZIP_MAGIC:
+                raw.seek(0)
+                with gzip.GzipFile(fileobj=raw, mode="rb") as unzipped:
+                    return _read_stream(cast(BinaryIO, unzipped), path.with_suffix(""), fmt)
+            raw.seek(0)
+            return _read_stream(raw, path, fmt)
+    except (OSError, EOFError, zlib.error) as e:
+        raise LogFileError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from e
+
+
+def _read_stream(f: BinaryIO, path: Path, fmt: Format | None) -> MatchLog:
+    fmt = fmt or guess_format(path, f.read(64))
+    f.seek(0)
+    if fmt == "msgpack":
+        return parse_records(_msgpack_records(f))
+    text = (line.decode("utf-8", errors="replace") for line in f)
+    return parse_records(_jsonl_records(text))
 
 
 # -- writing ---------------------------------------------------------------------------------------

@@ -15,10 +15,10 @@ from tests.ops.conftest import ROOT
 K8S = ROOT / "k8s"
 OVERLAYS = sorted(p.name for p in (K8S / "overlays").iterdir() if (p / "kustomization.yaml").exists())
 CRDS = {("keda.sh/v1alpha1", "ScaledObject"), ("keda.sh/v1alpha1", "TriggerAuthentication"),
-        ("monitoring.coreos.com/v1", "ServiceMonitor")}
+        ("monitoring.coreos.com/v1", "ServiceMonitor"), ("monitoring.coreos.com/v1", "PrometheusRule")}
 # Overlays whose Secret airship-redis comes from the operator's secret store, not from kustomize.
 EXTERNAL_SECRETS = {"production": {"airship-redis"}, "production-hpa": {"airship-redis"}}
-SECRET_KEYS = {"worker-url", "projector-url", "gateway-url", "keda-username", "keda-password"}
+SECRET_KEYS = {"worker-url", "projector-url", "gateway-url", "keda-username", "keda-password", "archiver-url"}
 
 Doc = dict[str, Any]
 

@@ -33,7 +33,7 @@ from tests.ops.conftest import ROOT, free_port
 
 CONF = ROOT / "infra" / "redis" / "redis.conf"
 ACL = ROOT / "infra" / "redis" / "users.acl"
-ROLES = {"default", "admin", "worker", "projector", "gateway", "keda", "exporter"}
+ROLES = {"default", "admin", "worker", "projector", "gateway", "keda", "exporter", "archiver"}
 K = Keys()
 P = 3
 CMDS, FEED, DEAD, LOG, META = K.commands(P), K.feed(P), K.dead(P), K.log("m1"), K.meta("m1")
@@ -305,7 +305,8 @@ ALLOWED: dict[str, list[tuple[str, ...]]] = {
     ],
     "keda": [("XINFO", "GROUPS", CMDS), ("XPENDING", CMDS, "workers"), ("XLEN", CMDS)],
     "exporter": [("INFO",), ("PING",), ("CONFIG", "GET", "maxmemory"), ("DBSIZE",), ("SLOWLOG", "GET", "10")],
-    "default": [("PING",)],
+    # `default` is off (nobody logs in as it) with every permission, for the AOF replay: see
+    # tests/ops/test_redis_durability.py, which also checks that no one can act as it.
 }
 
 DENIED: dict[str, list[tuple[str, ...]]] = {
@@ -331,7 +332,6 @@ DENIED: dict[str, list[tuple[str, ...]]] = {
              ("HGETALL", META), ("XTRIM", CMDS, "MAXLEN", "0")],
     "exporter": [("GET", VIEW), ("XRANGE", LOG, "-", "+"), ("CONFIG", "SET", "save", ""), ("GET", SECRET),
                  ("HGETALL", META), ("SCAN", "0")],
-    "default": [("GET", VIEW), ("INFO",), ("XADD", CMDS, "*", "k", "v"), ("GET", SECRET)],
 }
 
 # Redis ACLs know commands and keys, not arguments: whoever may XADD to a stream may pass MAXLEN/MINID and
@@ -360,13 +360,15 @@ def test_every_user_but_default_has_a_password(admin: Any) -> None:
     users = {line.split()[1]: line for line in admin.acl_list()}
     assert set(users) == ROLES == set(passwords())
     for name, line in users.items():
-        assert ("nopass" in line) == (name == "default"), line
+        assert "nopass" not in line, line
+        assert (" off " in f" {line} ") == (name == "default"), line  # default: nobody can log in
+        assert (" >" in line or " #" in line) == (name != "default"), line
 
 
 def test_only_admin_may_read_every_key(admin: Any) -> None:
     for line in admin.acl_list():
         name = line.split()[1]
-        if name in ("admin", "worker"):
+        if name in ("admin", "worker") or (name == "default" and " off " in f" {line} "):  # no one logs in as it
             continue
         assert " ~* " not in f" {line} " and "%R~*" not in line and "~airship:* " not in line, line
 
@@ -397,7 +399,7 @@ def test_the_redis_urls_of_compose_and_k8s_dev_log_in(admin: Any) -> None:
 
     files = [ROOT / "docker-compose.yml", *sorted((ROOT / "k8s").rglob("*.env"))]
     logins = {m for f in files for m in re.findall(r"redis://(\w+):([\w-]+)@", f.read_text())}
-    assert {user for user, _ in logins} == {"worker", "projector", "gateway"}
+    assert {user for user, _ in logins} == {"worker", "projector", "gateway", "archiver"}
     port = admin.connection_pool.connection_kwargs["port"]
     for user, password in sorted(logins):
         client = redis.Redis(port=port, username=user, password=password)
@@ -405,3 +407,87 @@ def test_the_redis_urls_of_compose_and_k8s_dev_log_in(admin: Any) -> None:
             assert client.ping(), user
         finally:
             client.close()
+
+
+def test_the_archiver_archives_as_its_own_user_and_may_not_write_to_running_matches(
+        server: Server, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The real archiver code path, logged in as ``archiver``, on a finished and a running match that admin
+    stored (on the ``airship`` prefix the ACL names): the finished one is archived and its keys removed,
+    Redis refuses none of its commands; the running one is untouched, and what the archiver must never do
+    (write logs, meta, commands, read the command streams, ...) is refused."""
+    import uuid
+
+    import redis
+
+    from schemas.envelopes import MatchMeta
+    from services.archive.archiver import ArchiveError, Archiver
+    from services.archive.files import archive_path
+    from services.pipeline.lobby import create_match
+    from services.pipeline.redis_backend import RedisStore
+    from services.replay.files import read_match
+    from tests.pipeline import nim  # noqa: F401  (registers nim)
+
+    keys = Keys(partitions=4)
+    settings = Settings(key_prefix=keys.prefix, partitions=keys.partitions, archive_grace_s=0.0)
+    with redis.Redis(port=server.port, username="admin", password=passwords()["admin"]) as raw:
+        store = RedisStore(raw, keys, settings)
+        done = create_match(store, "nim", 2, None, 5, f"arch-{uuid.uuid4().hex[:12]}")
+        running = create_match(store, "nim", 2, None, 6, f"arch-{uuid.uuid4().hex[:12]}")
+        assert isinstance(done, MatchMeta)
+        # finish one match as the append script would (status, sets), keeping its set-up log
+        raw.hset(keys.meta(done.match_id), "status", "finished")
+        raw.zrem(keys.match_matches(done.match_id, "open"), done.match_id)
+        raw.zadd(keys.match_matches(done.match_id, "finished"), {done.match_id: 1})
+        events = store.read_log(done.match_id)
+        server.admin.execute_command("ACL", "LOG", "RESET")
+        root = tmp_path_factory.mktemp("archive")
+        with redis.Redis(port=server.port, username="archiver", password=passwords()["archiver"]) as client:
+            archiver = Archiver(client, settings, root)
+            # one pass's steps for this match's partition (run_once would also archive the match `played` left)
+            partition = keys.partition(done.match_id)
+            assert done.match_id.encode() in client.zrange(keys.matches(partition, "finished"), 0, -1)
+            assert archiver.due(partition, [done.match_id]) == [done.match_id]
+            assert archiver.archive(done.match_id) is True
+            assert read_match(archive_path(root, done.match_id, keys.partitions)).events == events
+            assert not list(raw.scan_iter(match=f"{keys.tag(keys.partition(done.match_id))}:match:{done.match_id}:*"))
+            with pytest.raises(ArchiveError, match="open, not finished"):  # the code path refuses running ones
+                archiver.archive(running.match_id)
+            refused = [(e["username"], e["object"]) for e in server.admin.execute_command("ACL", "LOG")]
+            assert not refused, f"Redis refused the archiver: {refused}"
+
+            mid = running.match_id
+            before = {name: raw.dump(key) for name, key in [("meta", keys.meta(mid)), ("log", keys.log(mid)),
+                                                           ("secret", keys.secret(mid))]}
+            cmds = keys.commands(keys.partition(mid))
+            for argv in [("XADD", cmds, "*", "e", "x"), ("XADD", keys.log(mid), "99-0", "e", "x"),
+                         ("XTRIM", keys.log(mid), "MAXLEN", "0"), ("XDEL", keys.log(mid), "1-0"),
+                         ("HSET", keys.meta(mid), "status", "finished"), ("SET", keys.secret(mid), "1"),
+                         ("EXPIRE", keys.log(mid), "1"), ("XRANGE", cmds, "-", "+"), ("DEL", cmds),
+                         ("UNLINK", cmds), ("UNLINK", keys.matches(keys.partition(mid), "finished")),
+                         ("ZADD", keys.matches(keys.partition(mid), "finished"), "1", mid),
+                         ("ZADD", keys.match_matches(mid, "running"), "1", "x"),
+                         ("HSET", keys.view(mid, "public"), "v", "1"),
+                         ("KEYS", "*"), ("SCAN", "0"), ("FLUSHDB",), ("CONFIG", "SET", "save", ""),
+                         ("EVAL", "return redis.call('XADD', KEYS[1], '*', 'e', 'x')", "1", keys.log(mid))]:
+                with pytest.raises(redis.exceptions.NoPermissionError):
+                    client.execute_command(*argv)
+            assert {name: raw.dump(keys.match(mid, name)) for name in before} == before
+        for key in raw.scan_iter(match=f"{keys.tag(keys.partition(mid))}:match:{mid}:*"):
+            raw.unlink(key)
+        raw.zrem(keys.match_matches(mid, "open"), mid)
+
+
+PARKED, FEED_DEAD = K.parked(P), K.feed_dead(P)
+
+
+def test_the_projector_may_park_matches_and_dead_letter_feed_entries(admin: Any) -> None:
+    for argv in [("HSETNX", PARKED, "m1", "{}"), ("HEXISTS", PARKED, "m1"), ("HLEN", PARKED),
+                 ("XADD", FEED_DEAD, "MAXLEN", "~", "10000", "*", "e", "x"), ("MULTI",), ("EXEC",),
+                 ("XPENDING", FEED, "projectors")]:
+        assert allowed(admin, "projector", *argv), f"projector is refused {' '.join(argv)}"
+    for argv in [("HDEL", PARKED, "m1"), ("DEL", PARKED), ("XADD", DEAD, "*", "e", "x"),
+                 ("XTRIM", FEED_DEAD, "MAXLEN", "0"), ("HSETNX", META, "a", "b"), ("XADD", FEED, "*", "e", "x")]:
+        assert not allowed(admin, "projector", *argv), f"projector may run {' '.join(argv)}"
+    for user in ("worker", "gateway"):
+        assert allowed(admin, user, "XPENDING", CMDS, "workers") == (user == "worker")
+    assert {_glob(p, k) for k in (PARKED, FEED_DEAD) for p in re.findall(r"~([^\s)]+)", ACL.read_text())} >= {True}

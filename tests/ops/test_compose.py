@@ -17,7 +17,7 @@ from tests.ops.conftest import ROOT
 
 COMPOSE = ROOT / "docker-compose.yml"
 ACL = ROOT / "infra" / "redis" / "users.acl"
-REDIS_CLIENTS = {"worker", "projector", "gateway"}  # the airship processes that log in to Redis
+REDIS_CLIENTS = {"worker", "projector", "gateway", "archiver"}  # the airship processes that log in to Redis
 SETTINGS = {"AIRSHIP_REDIS_URL", "AIRSHIP_PARTITIONS", "AIRSHIP_KEY_PREFIX", "AIRSHIP_METRICS_PORT",
             "AIRSHIP_HEALTH_PORT"}
 
@@ -114,7 +114,7 @@ def test_only_the_worker_projector_gateway_and_exporter_hold_a_redis_user(compos
 def test_each_process_logs_in_as_its_own_redis_user(compose: dict[str, Any]) -> None:
     users = {n: s["environment"]["AIRSHIP_REDIS_URL"].split("//")[1].split(":")[0]
              for n, s in airship_services(compose).items() if "AIRSHIP_REDIS_URL" in s["environment"]}
-    assert users == {"worker": "worker", "projector": "projector", "gateway": "gateway"}
+    assert users == {"worker": "worker", "projector": "projector", "gateway": "gateway", "archiver": "archiver"}
 
 
 def test_the_gateway_serves_on_its_published_port_and_the_bots_play_through_it(compose: dict[str, Any]) -> None:
@@ -162,3 +162,15 @@ def test_every_airship_command_exists_in_the_cli(compose: dict[str, Any]) -> Non
     assert seen >= 5
     if pending:
         pytest.skip(f"not in this branch yet (written elsewhere): {', '.join(sorted(pending))}")
+
+
+def test_the_archiver_writes_the_archive_volume_and_the_gateway_reads_it(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    archiver, gateway = services["archiver"], services["gateway"]
+    assert archiver["command"] == ["airship", "archiver"]
+    assert archiver.get("deploy", {}).get("replicas", 1) == 1  # one archiver: passes must not race
+    directory = archiver["environment"]["AIRSHIP_ARCHIVE_DIR"]
+    assert f"archive-data:{directory}" in archiver["volumes"]
+    assert gateway["environment"]["AIRSHIP_ARCHIVE_DIR"] == directory
+    assert f"archive-data:{directory}:ro" in gateway["volumes"]
+    assert "archive-data" in compose["volumes"]

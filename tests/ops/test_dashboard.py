@@ -32,6 +32,9 @@ def scrape() -> Iterator[dict[str, set[str]]]:
     # metrics of paths a healthy match never takes.
     metrics.STREAM_LAG.labels("commands", "0").set(0)
     metrics.STREAM_LAG.labels("feed", "0").set(0)
+    for stream in ("commands", "feed"):  # set by the same polls (XPENDING summary)
+        metrics.STREAM_PENDING.labels(stream, "0").set(0)
+        metrics.STREAM_OLDEST_PENDING.labels(stream, "0").set(0)
     # The gateway's request metrics, recorded by its middleware on a real request (no Redis needed for /games).
     from fastapi.testclient import TestClient
 
@@ -78,6 +81,11 @@ def test_the_dashboard_has_the_panels_the_issue_asks_for() -> None:
 def test_every_metric_in_the_dashboard_is_exported(expr: str, scrape: dict[str, set[str]]) -> None:
     names = metric_names(expr)
     assert names, f"no metric found in {expr!r}"
+    # The Redis row reads redis_exporter (oliver006/redis_exporter, the compose service redis-exporter), not
+    # an airship process: its redis_* series are not in this scrape.
+    names = {n for n in names if not n.startswith("redis_")}
+    if not names:
+        return
     missing = names - set(scrape)
     assert not missing, f"{expr!r} names {sorted(missing)}, which no process exports"
     known_labels = {label for n in names for label in scrape[n]} | TARGET_LABELS

@@ -206,3 +206,24 @@ def test_production_overlays_pin_a_registry_image() -> None:
         for deployment in objects(build(overlay), "Deployment").values():
             image = containers(deployment)[0]["image"]
             assert "/" in image and not image.endswith(":latest"), image
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_one_archiver_writes_the_archive_the_gateway_mounts_read_only(overlay: str) -> None:
+    docs = build(overlay)
+    archiver = one(docs, "Deployment", "airship-archiver")
+    assert archiver["spec"]["replicas"] == 1 and archiver["spec"]["strategy"]["type"] == "Recreate"
+    (container,) = containers(archiver)
+    assert container["args"] == ["airship", "archiver"]
+    refs = [v["valueFrom"]["secretKeyRef"] for v in container["env"] if v["name"] == "AIRSHIP_REDIS_URL"]
+    assert refs == [{"name": "airship-redis", "key": "archiver-url"}]
+    directory = next(v["value"] for v in container["env"] if v["name"] == "AIRSHIP_ARCHIVE_DIR")
+    claim = one(docs, "PersistentVolumeClaim", "airship-archive")
+    for deployment, read_only in ((archiver, False), (one(docs, "Deployment", "airship-gateway"), True)):
+        pod = deployment["spec"]["template"]["spec"]
+        (volume,) = [v for v in pod["volumes"] if "persistentVolumeClaim" in v]
+        assert volume["persistentVolumeClaim"]["claimName"] == claim["metadata"]["name"]
+        (c,) = containers(deployment)
+        (mount,) = [m for m in c["volumeMounts"] if m["name"] == volume["name"]]
+        assert mount["mountPath"] == directory and mount.get("readOnly", False) is read_only
+        assert any(v == {"name": "AIRSHIP_ARCHIVE_DIR", "value": directory} for v in c["env"])

@@ -3,9 +3,11 @@ make one (a ``backend`` fixture). The in-process backend and Redis must behave t
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
+from prometheus_client import REGISTRY
 
 from schemas.codec import pack, unpack
 from schemas.envelopes import CommandEnvelope, CommandResult, EventEnvelope, MatchMeta, ViewRecord
@@ -33,8 +35,25 @@ def command(match_id: str, seat: int, n: int = 1, cid: str = "c1", type: str = "
     return pack(CommandEnvelope(command_id=cid, match_id=match_id, seat=seat, type=type, body={"n": n}))
 
 
+def sample(name: str) -> float:
+    return REGISTRY.get_sample_value(name) or 0.0
+
+
 class BackendContract:
-    """Subclasses provide the ``backend`` fixture."""
+    """Subclasses provide the ``backend`` fixture and :meth:`add_raw`."""
+
+    def add_raw(self, backend: Any, stream: str, match_id: str, data: bytes | None) -> None:
+        """Add an entry to the match's partition ``stream`` ("commands" or "feed") as something other than
+        the pipeline might: ``data`` as its payload, or (None) an entry without the payload field."""
+        raise NotImplementedError
+
+    def _dead(self, backend: Any, feed: bool = False) -> list[tuple[bytes, str]]:
+        letters = backend.store.feed_dead_letters if feed else backend.bus.dead_letters
+        return [letter for p in range(backend.store.partitions) for letter in letters(p)]
+
+    def _pending(self, backend: Any, feed: bool = False) -> int:
+        pending = backend.store.feed_pending() if feed else backend.bus.pending()
+        return sum(p.count for p in pending.values())
 
     # -- command bus ---------------------------------------------------------------------------
     def test_published_commands_are_read_once_by_the_group(self, backend: Backend) -> None:
@@ -275,3 +294,99 @@ class BackendContract:
             record = client.view(match_id, seat)
             assert record is not None and record.view == NIM.view(state, seat)
             assert record.view["secret"] == state.secrets[seat]
+
+    # -- poison entries, pending entries, failure sorting in the projector ----------------------------
+    def test_pending_entries_are_counted_with_the_age_of_the_oldest(self, backend: Backend) -> None:
+        assert self._pending(backend) == 0
+        assert all(p.oldest_s == 0 for p in backend.bus.pending().values())
+        backend.bus.publish("m1", b"a")
+        backend.bus.publish("m1", b"b")
+        (first, second) = backend.bus.read("w1", 10, 100)
+        time.sleep(0.05)
+        assert self._pending(backend) == 2
+        assert 0.04 <= max(p.oldest_s for p in backend.bus.pending().values()) < 30
+        backend.bus.ack_many([first, second])
+        assert self._pending(backend) == 0
+
+    def test_a_command_entry_without_a_payload_is_dead_lettered_and_strands_nothing(self, backend: Backend) -> None:
+        match_id, _ = self._running(backend)
+        backend.bus.publish(match_id, command(match_id, 0, cid="before"))
+        self.add_raw(backend, "commands", match_id, None)
+        backend.bus.publish(match_id, command(match_id, 1, cid="after"))
+        worker = Worker(backend.bus, backend.store, "w",
+                        WorkerSettings(block_ms=10, claim_idle_ms=0, claim_every_s=0, max_deliveries=3))
+        worker.run_once(block_ms=10)
+        for cid in ("before", "after"):
+            result = backend.store.result(match_id, cid)
+            assert result is not None and result.status == "accepted", (cid, result)
+        assert self._dead(backend) == [] and self._pending(backend) == 1, "retried before it is given up"
+        for _ in range(4):
+            worker.run_once(block_ms=10)
+        ((data, error),) = self._dead(backend)
+        assert data == b"" and "'e'" in error
+        assert self._pending(backend) == 0 and backend.bus.claim_stale("x", 0, 10) == []
+
+    def test_unreadable_feed_entries_are_dead_lettered_and_strand_nothing(self, backend: Backend) -> None:
+        match_id, _ = self._running(backend)
+        self.add_raw(backend, "feed", match_id, None)
+        self.add_raw(backend, "feed", match_id, b"\xc1 junk")
+        before = sample("airship_feed_dead_letters_total")
+        projector = Projector(backend.store, backend.views, "p", block_ms=10, claim_idle_ms=0, claim_every_s=0,
+                              max_deliveries=2)
+        projector.run_once(block_ms=10, claim=True)
+        public = backend.views.get_view(match_id, "public")
+        assert public is not None and public.version == backend.store.version(match_id)
+        assert self._dead(backend, feed=True) == [] and self._pending(backend, feed=True) == 2
+        for _ in range(3):
+            projector.run_once(block_ms=10, claim=True)
+        dead = self._dead(backend, feed=True)
+        assert sorted(data for data, _ in dead) == [b"", b"\xc1 junk"]
+        assert all("unreadable" in error for _, error in dead)
+        assert self._pending(backend, feed=True) == 0
+        assert sample("airship_feed_dead_letters_total") == before + 2
+
+    def test_a_match_whose_views_fail_is_retried_then_parked_without_holding_back_others(
+        self, backend: Backend
+    ) -> None:
+        from tests.pipeline.poison import VIEW_ERROR
+
+        for match_id in ("bad", "good"):
+            create_match(backend.store, "poison", 1, seed=1, match_id=match_id)
+            join(backend.store, match_id, 0)
+        worker = Worker(backend.bus, backend.store, "w", WorkerSettings(block_ms=10))
+        projector = Projector(backend.store, backend.views, "p", block_ms=10, claim_idle_ms=0, claim_every_s=0,
+                              max_deliveries=3)
+        errors = sample("airship_projector_errors_total")
+
+        def version(match_id: str) -> int:
+            record = backend.views.get_view(match_id, "public")
+            return record.version if record else 0
+
+        def project() -> None:
+            for _ in range(6):
+                projector.run_once(block_ms=10, claim=True)
+
+        project()
+        assert version("bad") == backend.store.version("bad") == 1
+        backend.bus.publish("bad", command("bad", 0, cid="b1", type="break-view"))
+        backend.bus.publish("good", command("good", 0, cid="g1", type="add"))
+        self._work(backend, worker)
+        projector.run_once(block_ms=10)
+        assert version("good") == 2 and version("bad") == 1, "the failing match holds back no other"
+        assert self._pending(backend, feed=True) == 1 and backend.store.parked_matches() == {}
+        project()
+        parked = backend.store.parked_matches()
+        assert list(parked) == ["bad"] and VIEW_ERROR in parked["bad"]["error"], parked
+        assert self._pending(backend, feed=True) == 0
+        assert sample("airship_projector_errors_total") >= errors + 3
+        # Later events of the parked match are acknowledged without building; the others go on.
+        backend.bus.publish("bad", command("bad", 0, cid="b2", type="fix-view"))
+        backend.bus.publish("good", command("good", 0, cid="g2", type="add"))
+        self._work(backend, worker)
+        project()
+        assert version("good") == 3 and version("bad") == 1 and self._pending(backend, feed=True) == 0
+        # An operator retries it: its views are rebuilt from the log.
+        assert backend.store.unpark("bad") and not backend.store.unpark("bad")
+        project()
+        assert version("bad") == backend.store.version("bad") == 3
+        assert backend.store.parked_matches() == {} and self._pending(backend, feed=True) == 0

@@ -12,3 +12,13 @@ class TestMemoryBackend(BackendContract):
     @pytest.fixture
     def backend(self) -> MemoryBackend:
         return MemoryBackend(partitions=4)
+
+    def add_raw(self, backend: MemoryBackend, stream: str, match_id: str, data: bytes | None) -> None:
+        problem = None if data is not None else "no 'e' field"
+        if stream == "commands":
+            if data is None:
+                backend.bus.publish_malformed(match_id)
+            else:
+                backend.bus.publish(match_id, data)
+        else:
+            backend.store.add_to_feed(match_id, data or b"", problem)

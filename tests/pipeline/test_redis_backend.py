@@ -21,6 +21,12 @@ class TestRedisBackend(BackendContract):
     def backend(self, redis_backend: RedisBackend) -> RedisBackend:
         return redis_backend
 
+    def add_raw(self, backend: RedisBackend, stream: str, match_id: str, data: bytes | None) -> None:
+        keys = backend.settings.keys
+        partition = keys.partition(match_id)
+        name = keys.commands(partition) if stream == "commands" else keys.feed(partition)
+        backend.redis.xadd(name, {b"e": data} if data is not None else {b"junk": b"no payload"})
+
 
 def _in_threads(count: int, target: object) -> None:
     threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]  # type: ignore[arg-type]

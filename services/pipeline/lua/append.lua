@@ -1,3 +1,5 @@
+#!lua
+-- (#!lua, no flags: a script that may write; at maxmemory Redis refuses it whole before it runs.)
 -- The atomic append. In one step: if the command id was seen, return its earlier result; if the match is
 -- not at the expected version (and there are events), report a conflict; else add the events to the match
 -- log (entry id = version) and the partition feed, record the result (seen hash and results stream), and

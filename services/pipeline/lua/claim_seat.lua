@@ -1,3 +1,5 @@
+#!lua
+-- (#!lua, no flags: a script that may write; at maxmemory Redis refuses it whole before it runs.)
 -- Give a free seat its credential hash; once every seat is taken the match is running.
 -- Returns the meta hash (HGETALL), or nil when the match is unknown, the seat does not exist or is taken.
 -- KEYS: meta, open set, running set, finished set

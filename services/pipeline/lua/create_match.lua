@@ -1,3 +1,5 @@
+#!lua
+-- (#!lua, no flags: a script that may write; at maxmemory Redis refuses it whole before it runs.)
 -- Create a match atomically: its meta, its set-up events (versions 1..k) in the log and the partition
 -- feed, and its entry in the status set. Returns 0 when the match id is taken.
 -- The seed goes to the secret key (the meta key with 'secret' for 'meta': same partition, same hash slot),

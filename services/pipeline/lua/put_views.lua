@@ -1,3 +1,5 @@
+#!lua
+-- (#!lua, no flags: a script that may write; at maxmemory Redis refuses it whole before it runs.)
 -- Write view records, each only when newer than the stored one (compare-and-set on the version), and
 -- announce each new version on the match's updates stream. Returns how many were written.
 -- KEYS: view hashes..., meta, updates stream

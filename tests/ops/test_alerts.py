@@ -1,0 +1,239 @@
+"""The alerting rules (infra/alert_rules.py -> infra/prometheus/alerts.yml for compose and the
+PrometheusRule of k8s/components/monitoring): fresh, the same in both places, each alert with ``for:``,
+a severity, a summary and a runbook that exists, and every metric an expression names is one the
+processes export (or a recording rule of the same file). With promtool installed (Debian: prometheus)
+the file is also checked and unit-tested by promtool itself."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import yaml
+from prometheus_client import Counter, Gauge, Histogram, Summary
+
+from services import metrics
+from tests.ops.conftest import ROOT
+from tests.ops.manifests import build, objects, one
+from tests.ops.promql import label_names, metric_names
+
+RULES = ROOT / "infra" / "prometheus" / "alerts.yml"
+PROMETHEUS_RULE = ROOT / "k8s" / "components" / "monitoring" / "prometheusrule.yaml"
+RUNBOOKS = ROOT / "docs" / "runbooks"
+# Labels Prometheus attaches to every scraped series (target labels).
+TARGET_LABELS = {"job", "instance", "namespace", "pod", "service", "container", "endpoint"}
+# What the issue asks to alert on: each of these metrics is in some alert.
+ASKED = {"airship_stream_oldest_pending_seconds", "airship_dead_letters_total", "airship_feed_dead_letters_total",
+         "airship_projector_errors_total", "airship_parked_matches", "airship_commands_total",
+         "airship_stream_lag", "airship_stream_pending"}
+
+
+def generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("alert_rules", ROOT / "infra" / "alert_rules.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def groups() -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = yaml.safe_load(RULES.read_text())["groups"]
+    return found
+
+
+def rules() -> list[dict[str, Any]]:
+    return [rule for group in groups() for rule in group["rules"]]
+
+
+def alerts() -> list[dict[str, Any]]:
+    return [rule for rule in rules() if "alert" in rule]
+
+
+def exported() -> dict[str, set[str]]:
+    """Series name -> label names, of every metric services/metrics.py defines."""
+    found: dict[str, set[str]] = {}
+    for value in vars(metrics).values():
+        if not isinstance(value, (Counter, Gauge, Histogram, Summary)):
+            continue
+        name, labels = value._name, set(value._labelnames)
+        if isinstance(value, Counter):
+            found[f"{name}_total"] = labels
+        elif isinstance(value, Histogram):
+            found.update({f"{name}_bucket": labels | {"le"}, f"{name}_sum": labels, f"{name}_count": labels})
+        elif isinstance(value, Summary):
+            found.update({f"{name}_sum": labels, f"{name}_count": labels})
+        else:
+            found[name] = labels
+    return found
+
+
+def test_generated_files_are_fresh() -> None:
+    assert generator().main(["--check"]) == 0, "run: python infra/alert_rules.py"
+
+
+def test_compose_and_kubernetes_have_the_same_rules() -> None:
+    rule = yaml.safe_load(PROMETHEUS_RULE.read_text())
+    assert (rule["apiVersion"], rule["kind"]) == ("monitoring.coreos.com/v1", "PrometheusRule")
+    assert rule["spec"]["groups"] == groups()
+
+
+def test_the_production_overlays_carry_the_prometheus_rule() -> None:
+    for overlay in ("production", "production-hpa"):
+        docs = build(overlay)
+        assert one(docs, "PrometheusRule", "airship")["spec"]["groups"] == groups()
+    assert not objects(build("dev"), "PrometheusRule")
+
+
+def test_compose_prometheus_loads_the_rule_file() -> None:
+    config = yaml.safe_load((ROOT / "infra" / "prometheus" / "prometheus.yml").read_text())
+    assert "/etc/prometheus/alerts.yml" in config["rule_files"]
+
+
+@pytest.mark.parametrize("rule", alerts(), ids=lambda r: r["alert"])
+def test_every_alert_has_a_severity_a_summary_a_runbook_and_a_for(rule: dict[str, Any]) -> None:
+    assert re.fullmatch(r"\d+[smh]", rule["for"]) and rule["for"] != "0s", rule["for"]
+    assert rule["labels"]["severity"] in {"warning", "critical"}
+    annotations = rule["annotations"]
+    assert annotations["summary"].strip()
+    url = annotations["runbook_url"]
+    prefix = generator().RUNBOOKS + "/"
+    assert url.startswith(prefix), url
+    page, _, anchor = url.removeprefix(prefix).partition("#")
+    path = RUNBOOKS / page
+    assert path.is_file(), f"{rule['alert']}: runbook {path.relative_to(ROOT)} does not exist"
+    if anchor:
+        assert anchor in headings(path), f"{rule['alert']}: no heading #{anchor} in {page}"
+
+
+def headings(path: Path) -> set[str]:
+    """GitHub's anchors of a Markdown file's headings."""
+    found = set()
+    for line in path.read_text().splitlines():
+        if line.startswith("#"):
+            title = line.lstrip("#").strip().lower()
+            found.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return found
+
+
+@pytest.mark.parametrize("rule", rules(), ids=lambda r: r.get("alert") or r["record"])
+def test_every_metric_in_a_rule_is_exported_or_recorded(rule: dict[str, Any]) -> None:
+    known = exported()
+    recorded = {r["record"] for r in rules() if "record" in r}
+    names = metric_names(rule["expr"])
+    assert names, rule["expr"]
+    missing = names - set(known) - recorded
+    assert not missing, f"{rule['expr']!r} names {sorted(missing)}, which no process exports"
+    carried = {label for n in names & set(known) for label in known[n]} | TARGET_LABELS
+    unknown = label_names(rule["expr"]) - carried
+    assert not unknown, f"{rule['expr']!r} uses labels {sorted(unknown)} that {sorted(names)} do not carry"
+
+
+def test_the_alerts_cover_what_the_issue_asks_for() -> None:
+    recorded = {r["record"]: r["expr"] for r in rules() if "record" in r}
+
+    def expand(expr: str) -> set[str]:
+        return {m for n in metric_names(expr) for m in (expand(recorded[n]) if n in recorded else {n})}
+
+    named = {m for rule in alerts() for m in expand(rule["expr"])}
+    assert named >= ASKED, ASKED - named
+    names = {rule["alert"] for rule in alerts()}
+    assert {"AirshipCommandBacklogGrowing", "AirshipOldestPendingTooOld", "AirshipCommandDeadLetters",
+            "AirshipFeedDeadLetters", "AirshipProjectorErrors", "AirshipParkedMatches", "AirshipNoProgress"} <= names
+    assert {rule["alert"]: rule["labels"]["severity"] for rule in alerts()}["AirshipNoProgress"] == "critical"
+
+
+# -- promtool, when installed ----------------------------------------------------------------------------
+
+def promtool() -> str:
+    found = shutil.which("promtool")
+    if found is None:
+        pytest.skip("promtool is not installed (Debian: apt-get install prometheus)")
+    return found
+
+
+def test_promtool_accepts_the_rules() -> None:
+    done = subprocess.run([promtool(), "check", "rules", str(RULES)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+PROMTOOL_TESTS = """
+rule_files: [{rules}]
+evaluation_interval: 30s
+tests:
+  # Two workers report the same lag of partition 0; one worker reports partition 1: the backlog counts each
+  # partition once (max), adds lag and pending, and grows for more than 10 minutes with nothing handled.
+  - interval: 30s
+    input_series:
+      - series: 'airship_stream_lag{{stream="commands",partition="0",pod="w1"}}'
+        values: '150+10x60'
+      - series: 'airship_stream_lag{{stream="commands",partition="0",pod="w2"}}'
+        values: '150+10x60'
+      - series: 'airship_stream_pending{{stream="commands",partition="1",pod="w1"}}'
+        values: '100x60'
+      - series: 'airship_stream_lag{{stream="feed",partition="0",pod="p1"}}'
+        values: '5000x60'
+      - series: 'airship_commands_total{{game="nim",outcome="accepted",pod="w1"}}'
+        values: '7x60'
+      - series: 'airship_stream_oldest_pending_seconds{{stream="commands",partition="1",pod="w1"}}'
+        values: '0+30x60'
+    promql_expr_test:
+      - expr: airship:commands_backlog
+        eval_time: 5m
+        exp_samples:
+          - labels: 'airship:commands_backlog'
+            value: 350
+    alert_rule_test:
+      - eval_time: 25m
+        alertname: AirshipNoProgress
+        exp_alerts:
+          - exp_labels: {{severity: critical}}
+      - eval_time: 25m
+        alertname: AirshipCommandBacklogGrowing
+        exp_alerts:
+          - exp_labels: {{severity: warning}}
+      - eval_time: 1m
+        alertname: AirshipOldestPendingTooOld
+        exp_alerts: []
+      - eval_time: 10m
+        alertname: AirshipOldestPendingTooOld
+        exp_alerts:
+          - exp_labels: {{severity: warning, stream: commands, partition: "1"}}
+  # Commands handled: no stall, even with a backlog; a dead letter alerts.
+  - interval: 30s
+    input_series:
+      - series: 'airship_stream_lag{{stream="commands",partition="0",pod="w1"}}'
+        values: '300x60'
+      - series: 'airship_commands_total{{game="nim",outcome="accepted",pod="w1"}}'
+        values: '0+50x60'
+      - series: 'airship_dead_letters_total{{pod="w1"}}'
+        values: '0x20 1x40'
+    alert_rule_test:
+      - eval_time: 25m
+        alertname: AirshipNoProgress
+        exp_alerts: []
+      - eval_time: 25m
+        alertname: AirshipCommandBacklogGrowing
+        exp_alerts: []
+      - eval_time: 13m
+        alertname: AirshipCommandDeadLetters
+        exp_alerts:
+          - exp_labels: {{severity: warning}}
+"""
+
+
+def test_promtool_unit_tests_of_the_backlog_and_the_stall(tmp_path: Path) -> None:
+    # The same rules without their annotations (promtool would compare the expanded texts too).
+    bare = [{**group, "rules": [{k: v for k, v in rule.items() if k != "annotations"} for rule in group["rules"]]}
+            for group in groups()]
+    rules_file = tmp_path / "alerts.yml"
+    rules_file.write_text(yaml.safe_dump({"groups": bare}))
+    tests = tmp_path / "alerts_test.yml"
+    tests.write_text(PROMTOOL_TESTS.format(rules=rules_file))
+    done = subprocess.run([promtool(), "test", "rules", str(tests)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
