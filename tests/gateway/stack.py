@@ -4,11 +4,13 @@ reach it only over HTTP and WebSocket, as players would."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
@@ -41,19 +43,30 @@ class GatewayStack:
         return self.url.replace("http://", "ws://") + "/ws"
 
 
-@pytest.fixture(scope="module")
-def gateway_stack(redis_url: str) -> Iterator[GatewayStack]:
-    """Worker, projector and gateway processes on a fresh prefix, torn down (and the keys deleted) after."""
-    settings = Settings(redis_url=redis_url, key_prefix=f"airship-gw-{uuid.uuid4().hex[:8]}", partitions=4,
-                        block_ms=50, claim_every_s=0.5)
+@contextlib.contextmanager
+def running_stack(settings: Settings, **gateway_env: str) -> Iterator[GatewayStack]:
+    """Worker, projector and gateway processes on ``settings``' prefix, stopped (and the keys deleted) after."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     stack = GatewayStack(settings, url)
-    stack.procs = [spawn(settings, "worker"), spawn(settings, "projector"), spawn_gateway(settings, port)]
+    stack.procs = [spawn(settings, "worker"), spawn(settings, "projector"),
+                   spawn_gateway(settings, port, **gateway_env)]
     try:
         wait_ready(url, stack.procs[-1])
         yield stack
     finally:
         for proc in stack.procs:
             stop(proc)
-        delete_prefix(connect(redis_url), settings.key_prefix)
+        delete_prefix(connect(settings.redis_url), settings.key_prefix)
+
+
+def stack_settings(redis_url: str, tag: str = "gw", **changes: Any) -> Settings:
+    return Settings(redis_url=redis_url, key_prefix=f"airship-{tag}-{uuid.uuid4().hex[:8]}", partitions=4,
+                    block_ms=50, claim_every_s=0.5, **changes)
+
+
+@pytest.fixture(scope="module")
+def gateway_stack(redis_url: str) -> Iterator[GatewayStack]:
+    """Worker, projector and gateway processes on a fresh prefix, torn down (and the keys deleted) after."""
+    with running_stack(stack_settings(redis_url)) as stack:
+        yield stack

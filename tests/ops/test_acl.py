@@ -29,6 +29,7 @@ import pytest
 
 from services.pipeline.keys import Keys
 from services.settings import Settings
+from tests.gateway import nim_http
 from tests.ops.conftest import ROOT, free_port
 
 CONF = ROOT / "infra" / "redis" / "redis.conf"
@@ -122,42 +123,11 @@ class Played:
     users: set[str]  # the users of every client connection while the match was played
 
 
-def _get(http: httpx.Client, path: str, token: str | None = None, **params: Any) -> Any:
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    answer = http.get(path, params=params, headers=headers)
-    assert answer.status_code == 200, f"GET {path}: {answer.status_code} {answer.text}"
-    return answer.json()
-
-
 def play_nim(url: str) -> tuple[str, int]:
     """Create a two-seat nim match, join both seats and play it to the end, over HTTP only."""
     with httpx.Client(base_url=url, timeout=30.0) as http:
-        created = http.post("/matches", json={"game": "nim", "seats": 2})
-        assert created.status_code == 201, created.text
-        match_id, version = created.json()["match_id"], created.json()["version"]
-        tokens = {}
-        for _ in range(2):
-            joined = http.post(f"/matches/{match_id}/seats", json={})
-            assert joined.status_code == 201, joined.text
-            tokens[joined.json()["seat"]] = joined.json()["token"]
-        # (also refreshes the gateway's cached meta, which the join read while the match was still open)
-        assert _get(http, f"/matches/{match_id}")["status"] == "running"
-        for moves in range(100):
-            public = _get(http, f"/matches/{match_id}/views/public", after_version=version - 1, wait_s=10)["view"]
-            if public["finished"]:
-                return match_id, moves
-            seat = public["to_act"][0]
-            mine = _get(http, f"/matches/{match_id}/views/me", tokens[seat], after_version=version - 1, wait_s=10)
-            command = mine["legal"][0]
-            sent = http.post(f"/matches/{match_id}/commands", params={"wait_s": 10},
-                             headers={"Authorization": f"Bearer {tokens[seat]}"},
-                             json={"idempotency_key": f"move-{moves}", "type": command["type"],
-                                   "body": command["body"], "expected_version": mine["version"]})
-            assert sent.status_code == 200, sent.text
-            result = sent.json()
-            assert result["status"] == "accepted", str(result)
-            version = result["version"]
-    raise AssertionError("nim did not end in 100 moves")
+        match_id, _, moves = nim_http.play_nim(http)
+    return match_id, moves
 
 
 @pytest.fixture(scope="module")
@@ -181,8 +151,8 @@ def played(server: Server) -> Played:
         wait_ready(url, procs[-1])
         match_id, moves = play_nim(url)
         with httpx.Client(base_url=url, timeout=10.0) as http:
-            summary = _get(http, f"/matches/{match_id}")
-            log = _get(http, f"/matches/{match_id}/log")
+            summary = nim_http.get_json(http, f"/matches/{match_id}")
+            log = nim_http.get_json(http, f"/matches/{match_id}/log")
         users = {c["user"] for c in server.admin.client_list()}
     finally:
         for proc in procs:
