@@ -37,11 +37,13 @@ def scoped_id(seat: int, key: str) -> str:
     return f"{seat}.{key}"
 
 
-def for_client(result: CommandResult) -> CommandResult:
-    """A result as its sender sees it: the command id is the idempotency key it chose."""
-    prefix = f"{result.seat}."
-    if result.seat is not None and result.command_id.startswith(prefix):
-        return result.model_copy(update={"command_id": result.command_id[len(prefix):]})
+def for_client(result: CommandResult, seat: int | None = None) -> CommandResult:
+    """A result as its sender sees it: the command id is the idempotency key it chose. ``seat``: the sender,
+    when the result does not name it (a dead-lettered command's rejection is written without a seat)."""
+    sender = result.seat if result.seat is not None else seat
+    prefix = f"{sender}."
+    if sender is not None and result.command_id.startswith(prefix):
+        return result.model_copy(update={"command_id": result.command_id[len(prefix):], "seat": sender})
     return result
 
 
@@ -147,7 +149,7 @@ class Gateway:
             earlier = await self.store.publish(envelope)
             metrics.GATEWAY_COMMANDS.inc()
             if earlier is not None:
-                return for_client(earlier)
+                return for_client(earlier, seat.seat)
             return await self._await(seat, command_id, future, wait_s)
         finally:
             hub.forget(command_id, future)
@@ -156,7 +158,7 @@ class Gateway:
         command_id = scoped_id(seat.seat, key)
         found = await self.store.result(seat.match_id, command_id)
         if found is not None or wait_s <= 0:
-            return for_client(found) if found is not None else None
+            return for_client(found, seat.seat) if found is not None else None
         hub = await self.hubs.get(seat.match_id)
         future = hub.expect(command_id)
         try:
@@ -167,10 +169,10 @@ class Gateway:
     async def _await(self, seat: Seat, command_id: str, future: asyncio.Future[CommandResult],
                      wait_s: float) -> CommandResult | None:
         try:
-            return for_client(await asyncio.wait_for(asyncio.shield(future), min(wait_s, MAX_WAIT_S)))
+            return for_client(await asyncio.wait_for(asyncio.shield(future), min(wait_s, MAX_WAIT_S)), seat.seat)
         except TimeoutError:
             found = await self.store.result(seat.match_id, command_id)  # e.g. the results stream was trimmed
-            return for_client(found) if found is not None else None
+            return for_client(found, seat.seat) if found is not None else None
 
     # -- views -----------------------------------------------------------------------------------
     async def view(self, match_id: str, key: str, after_version: int | None, wait_s: float) -> ViewRecord | None:

@@ -189,11 +189,12 @@ class Session:
                                                                   version=record.version, view=record.view,
                                                                   legal=record.legal))
                             sent = record.version
-                    elif isinstance(notice, CommandResult) and seat is not None and notice.seat == seat:
+                    elif isinstance(notice, CommandResult) and seat is not None and notice.seat in (seat, None):
                         if notice.command_id in sub.own:
                             sub.own.discard(notice.command_id)
                         elif notice.command_id.startswith(f"{seat}."):
-                            self.send(ResultMessage.model_construct(cid=None, result=for_client(notice), pending=None))
+                            self.send(ResultMessage.model_construct(cid=None, result=for_client(notice, seat),
+                                                                    pending=None))
                     notice = await listener.queue.get()
         except asyncio.CancelledError:
             raise
