@@ -86,7 +86,7 @@ class SendCommand(Wire):
                                  description="Chosen by the client, scoped to its seat; re-sending it is safe.")
     type: str = Field(min_length=1, max_length=40)
     body: dict[str, Any] = Field(default_factory=dict)
-    expected_version: int | None = Field(default=None, ge=0)
+    expected_version: int | None = Field(default=None, ge=0, le=2**62)
 
 
 class Pending(Wire):
@@ -126,7 +126,7 @@ class Subscribe(ClientMessage):
     kind: Literal["subscribe"]
     match_id: str = Field(pattern=MATCH_ID)
     token: str | None = Field(default=None, max_length=64, description="A seat token; absent to spectate.")
-    after_version: int = Field(default=0, ge=0)
+    after_version: int = Field(default=0, ge=0, le=2**62)
     events: bool = Field(default=False, description="Also receive every event after after_version, as seen.")
 
 
@@ -136,7 +136,7 @@ class WsCommand(ClientMessage):
     idempotency_key: str = Field(pattern=IDEMPOTENCY_KEY)
     type: str = Field(min_length=1, max_length=40)
     body: dict[str, Any] = Field(default_factory=dict)
-    expected_version: int | None = Field(default=None, ge=0)
+    expected_version: int | None = Field(default=None, ge=0, le=2**62)
 
 
 class Unsubscribe(ClientMessage):

@@ -52,11 +52,13 @@ from services.gateway.service import Gateway, Seat, scoped_id, summary
 from services.gateway.store import GatewayStore, connect_async
 from services.gateway.wire import Refused, encode, problem_response, read_body
 from services.logs import get_logger
+from services.pipeline.worker import error_text
 from services.settings import Settings
 
 log = get_logger("gateway")
 bearer = HTTPBearer(auto_error=False, description="The seat token from joining")
 MatchId = Annotated[str, Path(pattern=MATCH_ID)]
+MAX_VERSION = 2**62  # versions are stream entry ids (<version>-0): 64-bit, with room for version + 1
 Key = Annotated[str, Path(pattern=IDEMPOTENCY_KEY)]
 DESCRIPTIONS = {400: "malformed request (the problem names the field)", 401: "missing or wrong seat token",
                 403: "the token's seat may not do this",
@@ -193,7 +195,7 @@ def _handlers(app: FastAPI) -> None:
 
     @app.exception_handler(redis.exceptions.RedisError)
     async def unavailable(request: Request, exc: redis.exceptions.RedisError) -> Response:
-        log.warning("redis error", error=repr(exc))
+        log.warning("redis error", error=error_text(exc))
         return problem_response(request, Refused(503, "unavailable", "the service's store is unavailable",
                                                  headers={"Retry-After": "1"}))
 
@@ -293,7 +295,7 @@ def _routes(app: FastAPI) -> None:
     @app.get("/matches/{match_id}/views/me", response_model=ViewAnswer, tags=["play"],
              responses={204: {"description": "no newer version within wait_s"}, **problems(401, 404)})
     async def my_view(request: Request, match_id: MatchId, seat: Annotated[Seat, Depends(seat_of)],
-                      after_version: Annotated[int | None, Query(ge=0)] = None,
+                      after_version: Annotated[int | None, Query(ge=0, le=MAX_VERSION)] = None,
                       wait_s: Annotated[float, Query(ge=0, le=30)] = 0.0) -> Response:
         record = await state_of(request).gateway.view(match_id, str(seat.seat), after_version, wait_s)
         return _view(request, record)
@@ -302,7 +304,7 @@ def _routes(app: FastAPI) -> None:
              responses={204: {"description": "no newer version within wait_s"}, **problems(401, 403, 404)})
     async def seat_view(request: Request, match_id: MatchId, seat: Annotated[int, Path(ge=0, le=15)],
                         caller: Annotated[Seat, Depends(seat_of)],
-                        after_version: Annotated[int | None, Query(ge=0)] = None,
+                        after_version: Annotated[int | None, Query(ge=0, le=MAX_VERSION)] = None,
                         wait_s: Annotated[float, Query(ge=0, le=30)] = 0.0) -> Response:
         """The same as ``views/me`` when ``seat`` is the token's own; another seat's view is never given."""
         if seat != caller.seat:
@@ -313,14 +315,14 @@ def _routes(app: FastAPI) -> None:
     @app.get("/matches/{match_id}/views/public", response_model=ViewAnswer, tags=["play"],
              responses={204: {"description": "no newer version within wait_s"}, **problems(404)})
     async def public_view(request: Request, match_id: MatchId, st: Annotated[State, Depends(limited)],
-                          after_version: Annotated[int | None, Query(ge=0)] = None,
+                          after_version: Annotated[int | None, Query(ge=0, le=MAX_VERSION)] = None,
                           wait_s: Annotated[float, Query(ge=0, le=30)] = 0.0) -> Response:
         return _view(request, await st.gateway.view(match_id, "public", after_version, wait_s))
 
     @app.get("/matches/{match_id}/log", response_model=LogAnswer, tags=["replay"], responses=problems(401, 404))
     async def match_log(request: Request, match_id: MatchId, st: Annotated[State, Depends(limited)],
                         token: Annotated[str | None, Depends(optional_token)],
-                        after_version: Annotated[int, Query(ge=0)] = 0) -> Response:
+                        after_version: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0) -> Response:
         if token:
             st.per_token.check(token, "seat token")
         return encode(request, await st.gateway.log(match_id, token, after_version))
