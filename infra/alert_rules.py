@@ -18,12 +18,15 @@ expressions take the ``max`` per partition before they add the partitions up.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from infra.generated import write_or_check  # noqa: E402
+
 # Where the runbooks are read. The repository path as shipped; an operator who browses the repository at
 # some address sets that address here (e.g. https://git.example.org/airship/blob/main/docs/runbooks) and
 # regenerates the rules.
@@ -138,22 +141,7 @@ def outputs() -> dict[Path, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true", help="compare instead of writing")
-    args = parser.parse_args(argv)
-    stale = []
-    for path, text in outputs().items():
-        rel = path.relative_to(ROOT)
-        if args.check:
-            if not path.exists() or path.read_text() != text:
-                stale.append(rel)
-        else:
-            path.write_text(text)
-            print(rel)
-    for rel in stale:
-        print(f"stale: {rel} (run python infra/alert_rules.py)", file=sys.stderr)
-    return 1 if stale else 0
-
+    return write_or_check(outputs(), "alert_rules.py", __doc__, argv)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -23,7 +23,6 @@ Change ``PARTITIONS`` together with AIRSHIP_PARTITIONS in k8s/base/settings.yaml
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from infra.generated import write_or_check  # noqa: E402
 from services.pipeline.keys import WORKERS_GROUP, Keys  # noqa: E402
 
 PARTITIONS = 16
@@ -145,23 +145,7 @@ def outputs() -> dict[Path, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true", help="compare instead of writing")
-    args = parser.parse_args(argv)
-    stale = []
-    for path, text in outputs().items():
-        rel = path.relative_to(ROOT)
-        if args.check:
-            if not path.exists() or path.read_text() != text:
-                stale.append(rel)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-            print(rel)
-    for rel in stale:
-        print(f"stale: {rel} (run python infra/keda_triggers.py)", file=sys.stderr)
-    return 1 if stale else 0
-
+    return write_or_check(outputs(), "keda_triggers.py", __doc__, argv)
 
 if __name__ == "__main__":
     sys.exit(main())
