@@ -50,7 +50,7 @@ def play_out(players: list[IrcPlayer], channel: str, chooser: Chooser) -> list[l
         rng = random.Random(i)
         try:
             while True:
-                found = players[i].wait_for(r"^(The match is over|.*Legal now: .*)", timeout_s=20, sender=BRIDGE)
+                found = players[i].wait_for(r"^(The match is over|.*Legal now: .*)", timeout_s=60, sender=BRIDGE)
                 if found[0].startswith("The match is over"):
                     return
                 move = chooser(found[0], rng)
