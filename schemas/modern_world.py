@@ -65,7 +65,7 @@ class CardsCommand(Body):
 
 
 class ProposeTradeCommand(Body):
-    """Offer a trade to seat ``to`` (still trading); at most 3 proposals per player per trade phase."""
+    """Offer a trade to seat ``to`` (still trading); a player may have at most 3 proposals open at once."""
 
     to: int = Field(ge=0)
     give_cards: list[str] = Field(default_factory=list, description="cards from your hand you give")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from services.games.errors import IllegalMove, NotYourTurn
+from services.games.base import Command
+from services.games.errors import IllegalMove, NotYourTurn, Rejected
 from services.games.modern_world.codec import res_names
-from services.games.modern_world.data import INFLUENCE, MONEY, VICTORY
+from services.games.modern_world.data import INFLUENCE, MAX_OPEN_PROPOSALS, MONEY, VICTORY
 from services.games.modern_world.state import BUILD, TRADE, State
 from tests.games.mw_helpers import GAME, play, player, state, types
 
@@ -128,13 +131,78 @@ def test_empty_or_self_trades_are_refused() -> None:
         play(s, 0, "propose_trade", to=0, give_tokens={"money": 1})
 
 
-def test_house_rule_at_most_three_proposals_per_player_per_trade_phase() -> None:
+def _proposals_listed(s: State, seat: int) -> list[Command]:
+    return [c for c in GAME.legal_commands(s, seat) if c.type == "propose_trade"]
+
+
+def _accepted(s: State, command: Command) -> bool:
+    try:
+        GAME.decide(s, command, random.Random(0))
+    except Rejected:
+        return False
+    return True
+
+
+def test_reading_at_most_three_proposals_open_at_once_per_player() -> None:
+    # Rules file: "a player may have at most a few proposals open at once (not a cap on proposals made)".
     s = three()
-    for _ in range(3):
+    for _ in range(MAX_OPEN_PROPOSALS):
+        assert _proposals_listed(s, 0)
         s, _ = play(s, 0, "propose_trade", to=2, give_tokens={"money": 1})
-    with pytest.raises(IllegalMove, match="3 proposals"):
+    with pytest.raises(IllegalMove, match="3 proposals open"):
         play(s, 0, "propose_trade", to=1, give_tokens={"money": 1})
-    assert all(c.type != "propose_trade" for c in GAME.legal_commands(s, 0))
+    assert _proposals_listed(s, 0) == []
+    assert _proposals_listed(s, 1), "the cap is per player: the others may still propose"
+
+
+@pytest.mark.parametrize("close", ["accept_trade", "decline_trade", "refused", "lapsed"])
+def test_not_a_cap_on_proposals_made_a_closed_proposal_frees_its_place(close: str) -> None:
+    s = trade_phase(  # as three(), with seat 2 holding enough for the listed swaps
+        player(hand=["Oil", "Media"], money=5, victory=2),
+        player(hand=["Finance"], influence=4),
+        player(hand=["Law"], money=3),
+    )
+    s, _ = play(s, 0, "propose_trade", to=1, give_tokens={"money": 3}, get_tokens={"influence": 1})
+    for _ in range(MAX_OPEN_PROPOSALS - 1):
+        s, _ = play(s, 0, "propose_trade", to=2, give_tokens={"money": 1})
+    assert _proposals_listed(s, 0) == []
+    if close == "refused":
+        s, _ = play(s, 0, "convert", into="victory")  # 2 money left: he can no longer pay trade 1
+        s, events = play(s, 1, "accept_trade", id=1)
+        assert types(events) == ["TradeRefused"]
+    elif close == "lapsed":
+        s, _ = play(s, 1, "done")
+    else:
+        s, _ = play(s, 1, close, id=1)
+    assert len([t for t in s.trades if t.frm == 0]) == MAX_OPEN_PROPOSALS - 1
+    listed = _proposals_listed(s, 0)
+    assert listed and all(_accepted(s, c) for c in listed)
+    s, events = play(s, 0, "propose_trade", to=2, give_tokens={"victory": 1})
+    assert types(events) == ["TradeProposed"]
+    assert GAME.view(s, 0)["players"][0]["proposals_made"] == MAX_OPEN_PROPOSALS + 1
+
+
+def test_more_than_three_proposals_in_one_trade_phase_as_answers_come_in() -> None:
+    s = three()
+    for k in range(1, 8):
+        s, _ = play(s, 0, "propose_trade", to=2, give_tokens={"money": 1}, get_cards=["Law"])
+        s, _ = play(s, 2, "decline_trade", id=k)
+    assert s.proposals[0] == 7 and not s.trades
+    assert _proposals_listed(s, 0)
+
+
+def test_legal_proposals_are_listed_exactly_while_decide_accepts_one() -> None:
+    s = three()
+    probe = Command(0, "propose_trade", {"to": 1, "give_tokens": {"money": 1}})
+    k = 0
+    while _accepted(s, probe):
+        listed = _proposals_listed(s, 0)
+        assert listed and all(_accepted(s, c) for c in listed)
+        s, _ = play(s, 0, "propose_trade", to=1, give_tokens={"money": 1})
+        k += 1
+    assert k == MAX_OPEN_PROPOSALS and _proposals_listed(s, 0) == []
+    s, _ = play(s, 1, "decline_trade", id=2)
+    assert _accepted(s, probe) and _proposals_listed(s, 0)
 
 
 def test_trade_card_names_are_seen_only_by_the_two_parties() -> None:

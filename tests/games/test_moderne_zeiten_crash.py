@@ -106,13 +106,80 @@ def test_the_round_continues_after_a_crash() -> None:
     assert state.current == 1 and state.round == 1
 
 
-def test_crash_on_the_turn_that_ends_the_game_is_ignored() -> None:
+BOTH_TIMINGS = pytest.mark.parametrize("crash_after_move", [True, False], ids=["after_move", "before_move"])
+
+
+@BOTH_TIMINGS
+def test_crash_on_the_turn_that_ends_the_game_is_ignored(crash_after_move: bool) -> None:
     state = turn_state(4, 0, hands={0: {"telecom": 1}}, played={0: {"telecom": 2}, 1: {"aviation": 23}},
-                       position=(26, 0, 0, 0))
+                       position=(26, 0, 0, 0), options={"crash_after_move": crash_after_move})
     state, events = act(state, 0, "play", {"cards": {"telecom": 1}})
     assert events[-1].body == {"seat": 0, "choices": ["finish", None]}
+    assert not of_type(events, "MarketCrashed"), "he may still end the game: no crash yet"
     ended, events = act(state, 0, "move", {"to": "finish"})
     assert types(events) == ["ZeppelinFinished", "GameEnded"]
     assert ended.counter == 26
     _, events = act(state, 0, "move", {"to": None})
     assert of_type(events, "MarketCrashed"), "staying, the crash happens"
+
+
+def _seed_example_at_the_end(crash_after_move: bool) -> State:
+    """The seed's crash example (23 in play, 3 more played taking Automobile, 10 Automobile the most in
+    play) with the player past the last Automobile space (28), so he may end the game."""
+    return _seed_example(crash_after_move=crash_after_move)._replace(position=(29, 0, 0, 0))
+
+
+@BOTH_TIMINGS
+def test_market_crashes_caused_by_cards_he_plays_on_the_turn_he_ends_the_game_are_ignored(
+    crash_after_move: bool,
+) -> None:
+    # Seed: "Market Crashes caused by any cards this player plays on the turn when he ends the game are
+    # ignored." Rules file: "... is ignored, whatever the `crash_after_move` option says (the player who
+    # ends the game is never robbed of his move or his majority by his own play)."
+    state, events = act(_seed_example_at_the_end(crash_after_move), 0, "play", {"cards": THREE_PLAYED})
+    assert types(events) == ["CardsPlayed", "ControlTaken", "MoveAwaited"]
+    assert events[-1].body == {"seat": 0, "choices": ["finish", None]}
+    ended, events = act(state, 0, "move", {"to": "finish"})
+    assert types(events) == ["ZeppelinFinished", "GameEnded"]
+    assert ended.counter == 26, "26 above 25, yet no crash"
+    assert ended.controller[AUTO] == 0 and ended.played[0][AUTO] == 5, "his Automobile majority stands"
+    assert events[-1].body["detail"]["breakdown"][0]["industries"] == 1
+
+
+def test_staying_instead_of_ending_the_game_the_crash_happens_before_the_move_when_crash_after_move_off() -> None:
+    state, _ = act(_seed_example_at_the_end(False), 0, "play", {"cards": THREE_PLAYED})
+    state, events = act(state, 0, "move", {"to": None})
+    assert types(events) == ["MarketCrashed", "StackShuffled", "MoveDeclined", "TurnEnded"]
+    assert of_type(events, "MarketCrashed")[0].body == {
+        "industries": ["automobile"], "removed": 10, "counter": 16,
+    }
+    assert state.counter == 16 and state.controller[AUTO] == NOBODY and state.current == 1
+
+
+def test_staying_instead_of_ending_the_game_the_crash_happens_after_the_move_by_default() -> None:
+    state, _ = act(_seed_example_at_the_end(True), 0, "play", {"cards": THREE_PLAYED})
+    state, events = act(state, 0, "move", {"to": None})
+    assert types(events) == ["MoveDeclined", "MarketCrashed", "StackShuffled", "TurnEnded"]
+    assert state.counter == 16 and state.current == 1
+
+
+def _finish_only_after_the_crash(crash_after_move: bool) -> State:
+    """Seat 0 controls Telecom (no space of it ahead of 26) and Automobile (27 and 28 ahead); playing one
+    more Automobile takes the counter to 26 and makes Automobile (6) the most in play."""
+    played = {0: {"telecom": 5, "automobile": 5}, 1: {"aviation": 5}, 2: {"shipping": 5}, 3: {"high_rise": 5}}
+    return turn_state(4, 0, hands={0: {"automobile": 1}}, played=played, position=(26, 0, 0, 0),
+                      options={"crash_after_move": crash_after_move})
+
+
+def test_crash_after_move_on_he_moves_to_the_next_automobile_space_then_the_crash() -> None:
+    state, events = act(_finish_only_after_the_crash(True), 0, "play", {"cards": {"automobile": 1}})
+    assert types(events) == ["CardsPlayed", "ZeppelinMoved", "MarketCrashed", "StackShuffled", "TurnEnded"]
+    assert state.position[0] == 27
+
+
+def test_crash_after_move_off_finish_is_judged_without_the_crash_so_a_crash_opening_the_way_stands() -> None:
+    # Reading: the crash of a game-ending turn is ignored, so Finish must be open without it; here the
+    # crash alone removes the Automobile space ahead, so it stands and he may not finish this turn.
+    state, events = act(_finish_only_after_the_crash(False), 0, "play", {"cards": {"automobile": 1}})
+    assert types(events) == ["CardsPlayed", "MarketCrashed", "StackShuffled", "TurnEnded"]
+    assert state.position[0] == 26 and state.counter == 20 and state.current == 1

@@ -84,6 +84,24 @@ def test_the_game_ends_at_once_and_accepts_no_more_commands() -> None:
     assert legal_commands(state, 1) == []
 
 
+@pytest.mark.parametrize("crash_after_move", [True, False], ids=["after_move", "before_move"])
+def test_the_player_who_ends_the_game_is_never_robbed_of_his_move_or_majority_by_his_own_play(
+    crash_after_move: bool,
+) -> None:
+    # 25 in play (4 players); his 1 more Telecom makes 26, Telecom (11) the most in play: a crash would
+    # take his only majority and with it the Finish. Ending the game, the crash is ignored.
+    played = {0: {"telecom": 10}, 1: {"aviation": 5}, 2: {"shipping": 5}, 3: {"high_rise": 5}}
+    state = turn_state(4, 0, hands={0: {"telecom": 1}}, played=played, position=(PAST_TELECOM, 0, 0, 0),
+                       options={"crash_after_move": crash_after_move})
+    state, events = act(state, 0, "play", {"cards": {"telecom": 1}})
+    assert events[-1].body == {"seat": 0, "choices": ["finish", None]}
+    state, events = act(state, 0, "move", {"to": "finish"})
+    assert types(events) == ["ZeppelinFinished", "GameEnded"]
+    assert state.phase == OVER and state.position[0] == 31 and state.counter == 26
+    breakdown = score(state).detail["breakdown"][0]
+    assert (breakdown["industries"], breakdown["ender"]) == (1, 1)
+
+
 def test_the_stack_running_out_does_not_end_the_game() -> None:
     state, _ = act(turn_state(3, 0, stack=()), 0, "draw")
     assert GAME.outcome(state) is None and state.current == 1

@@ -32,7 +32,10 @@ A turn begins by ending the match if the resource deck or the event deck is empt
    either side is done; the phase ends when all are done. Accepting a trade the proposer can no longer
    pay refuses it (it closes, nothing moves); accepting one you cannot pay yourself is rejected (the
    proposal stays open: convert money or decline). Card names in proposals are seen only by the two
-   sides. House rule: at most 3 proposals per player per trade phase (the rules are silent).
+   sides. The rule text sets no limit on proposals; the rules file asks for a cap on proposals *open* at
+   once (not on proposals made) without a number. This project's reading: a player may have at most 3
+   proposals open at once (made by him and not yet accepted, declined, refused or lapsed); once one
+   closes he may propose again, as often as he likes within the phase.
 8. Build: in turn order, put cards from hand into play for 5 materials + 5 labor (7 + 7 if a copy is
    already in play), each further build in the phase costing 1 more of each (cumulative).
 9. End: everyone holding more than 7 cards discards down to 7, choosing which.

@@ -26,7 +26,7 @@ INVEST_FACTOR: Final = 3
 MONEY_PER_TOKEN: Final = 3
 BUILD_COST: Final = 5
 BUILD_COST_DUPLICATE: Final = 7
-MAX_PROPOSALS_PER_TRADE_PHASE: Final = 3
+MAX_OPEN_PROPOSALS: Final = 3  # proposals a player may have open at once (this project's reading)
 EMERGING_MARKETS_EXTRA: Final = 2
 
 

@@ -24,7 +24,7 @@ from services.games.modern_world.data import (
     INVEST_FACTOR,
     LABOR,
     MATERIALS,
-    MAX_PROPOSALS_PER_TRADE_PHASE,
+    MAX_OPEN_PROPOSALS,
     MONEY,
     MONEY_PER_TOKEN,
     NATIONS,
@@ -274,6 +274,11 @@ def side_body(cards: tuple[int, ...], tokens: tuple[int, ...]) -> Body:
     return {"cards": res_names(cards), "card_count": len(cards), "tokens": token_map(tokens)}
 
 
+def open_proposals(state: State, seat: int) -> int:
+    """Proposals by ``seat`` not yet accepted, declined, refused or lapsed."""
+    return sum(1 for t in state.trades if t.frm == seat)
+
+
 def propose_trade(flow: Flow, seat: int, body: Body) -> None:
     s = flow.state
     to = int_field(body, "to", lo=0, hi=s.seats - 1)
@@ -283,8 +288,10 @@ def propose_trade(flow: Flow, seat: int, body: Body) -> None:
         raise IllegalMove("you cannot trade with yourself")
     if to in s.done:
         raise IllegalMove(f"seat {to} has finished trading")
-    if s.proposals[seat] >= MAX_PROPOSALS_PER_TRADE_PHASE:
-        raise IllegalMove(f"you have made your {MAX_PROPOSALS_PER_TRADE_PHASE} proposals this trade phase")
+    if open_proposals(s, seat) >= MAX_OPEN_PROPOSALS:
+        raise IllegalMove(
+            f"you already have {MAX_OPEN_PROPOSALS} proposals open; wait for an answer before proposing again"
+        )
     if not (give_cards or get_cards or any(give_tokens) or any(get_tokens)):
         raise IllegalMove("a trade must move at least one card or token")
     p = s.players[seat]

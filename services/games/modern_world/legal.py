@@ -19,14 +19,14 @@ from services.games.modern_world.data import (
     INFLUENCE,
     LABOR,
     MATERIALS,
-    MAX_PROPOSALS_PER_TRADE_PHASE,
+    MAX_OPEN_PROPOSALS,
     MONEY,
     MONEY_PER_TOKEN,
     RESEARCH,
     RESOURCE_NAMES,
     TOKENS,
 )
-from services.games.modern_world.decide import build_cost, to_act
+from services.games.modern_world.decide import build_cost, open_proposals, to_act
 from services.games.modern_world.state import (
     BUILD,
     END,
@@ -149,7 +149,7 @@ def _trade(state: State, seat: int) -> list[Command]:
             if has_cards(me.hand, t.get_cards) and covers(me.tokens, t.get_tokens):
                 out.append(Command(seat, "accept_trade", {"id": t.id}))
             out.append(Command(seat, "decline_trade", {"id": t.id}))
-    if state.proposals[seat] >= MAX_PROPOSALS_PER_TRADE_PHASE:
+    if open_proposals(state, seat) >= MAX_OPEN_PROPOSALS:
         return out
     mine = max(range(7), key=lambda i: me.tokens[i])
     for partner in range(state.seats):

@@ -31,8 +31,12 @@ Readings of points the rules leave open:
   player must then move (it is the "only move" of the rules); staying is not offered after it.
 - Without big markers a player cannot take a city space; he may still move to Finish on the usual
   condition (no unclaimed space of a controlled industry ahead of him).
-- With ``crash_after_move`` off the crash is checked before the move, so it stands even if the player
-  then ends the game; "a crash on the turn that ends the game is ignored" applies to the default order.
+- A crash on the turn that ends the game is ignored whatever ``crash_after_move`` says. With the option
+  off the crash is checked right after the play, before the move; when the player could then move to
+  Finish (judged without the crash), the crash waits for his answer: Finish ends the game with the crash
+  ignored; staying lets it happen (before the declined move). Finish is judged without the crash: when
+  only the crash would open the way to Finish (it removes the industry of a space still ahead), the
+  crash stands and he may not finish that turn.
 - The die is rolled every round; with an empty stack no cards are laid out and there is no auction.
 - A bidder who cannot outbid (too little money) passes explicitly; nobody passes automatically.
 """

@@ -32,6 +32,7 @@ from services.games.moderne_zeiten.rules import (
     next_space,
     payments,
     takes_control,
+    without_finish,
 )
 from services.games.moderne_zeiten.scoring import score
 from services.games.moderne_zeiten.state import (
@@ -203,9 +204,15 @@ def _play(tape: Tape, seat: int, rng: random.Random, cards: dict[str, int]) -> N
                 "seat": seat, "industry": INDUSTRIES[i], "count": played[seat][i],
                 "previous": None if previous == NOBODY else previous,
             })
-    if not tape.state.crash_after_move:
-        _crash_check(tape, rng)
     choices = move_choices(tape.state, seat)
+    if not tape.state.crash_after_move and crash_industries(tape.state):
+        # The crash comes now, before the move, unless he may end the game this turn: a crash on the
+        # turn that ends the game is ignored whatever the option, so it waits for his answer (_move).
+        if FINISH in choices:
+            tape.emit("MoveAwaited", {"seat": seat, "choices": [choice_name(c) for c in choices]})
+            return
+        _crash_check(tape, rng)
+        choices = without_finish(move_choices(tape.state, seat))
     if not choices:
         _after_move(tape, seat, rng)
     elif auto_move(choices):
@@ -227,6 +234,8 @@ def _move(tape: Tape, seat: int, rng: random.Random, to: Any) -> None:
     if code == FINISH:
         _finish(tape, seat)
         return
+    if not s.crash_after_move:
+        _crash_check(tape, rng)  # a crash held back while he might end the game (none otherwise)
     if code == STAY:
         tape.emit("MoveDeclined", {"seat": seat})
     else:

@@ -59,6 +59,16 @@ def move_choices(s: State, seat: int) -> tuple[int, ...]:
     return tuple(choices)
 
 
+def without_finish(choices: tuple[int, ...]) -> tuple[int, ...]:
+    """``choices`` after a crash checked before the move (``crash_after_move`` off): Finish is taken
+    out, since a crash on the turn that ends the game is ignored, and without that crash he could not
+    finish (a controlled space was ahead). Staying alone is no choice: then there is nothing to ask."""
+    if FINISH not in choices:
+        return choices
+    rest = tuple(c for c in choices if c != FINISH)
+    return () if rest == (STAY,) else rest
+
+
 def crash_industries(s: State) -> list[int]:
     """The industries a market crash removes now, or [] when the counter is not above the limit."""
     totals = [sum(column) for column in zip(*s.played, strict=True)]
