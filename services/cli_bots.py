@@ -39,9 +39,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 @one_line_errors
 def cmd_tournament(args: argparse.Namespace) -> int:
     from services.bots.tournament import ProgressBar, run_tournament
+    from services.cli import check_options
     from services.client.http import GatewayClient
 
     game = get_game(args.game)
+    check_options(args.game, dict(args.option))
     lineup = [k.strip() for k in args.bots.split(",") if k.strip()]
     if len(lineup) == 1:
         lineup *= args.players or min(max(4, game.min_seats), game.max_seats)

@@ -52,7 +52,10 @@ def print_report(report: MatchReport) -> None:
 
 
 def play(args: argparse.Namespace) -> int:
+    from services.cli import check_options
+
     options = dict(args.option)
+    check_options(args.game, options)
     bots = make_bots(args.bots, args.players, args.seed, args.game)
     progress = None if args.quiet else ProgressLine(f"{args.game}")
     if args.redis:

@@ -260,6 +260,10 @@ def _json_object(text: str) -> dict[str, Any]:
 
 @one_line_errors
 def cmd_lobby(args: argparse.Namespace) -> int:
+    from services.cli import check_options
+
+    if args.action == "create":  # a game known here: its options checked before the gateway is asked
+        check_options(args.game, dict(args.option))
     with client_for(args) as client:
         if args.action == "create":
             summary = client.create_match(args.game, args.seats, dict(args.option), reveal_log=not args.hide_log)
@@ -280,6 +284,7 @@ def cmd_send(args: argparse.Namespace) -> int:
     seat = args.seat if args.seat is not None else seat_of_token(args.token)
     if seat is None:
         raise ValueError("the token does not name its seat; give --seat")
+    args.http_timeout_s = min(10.0, max(args.timeout_s, 1.0))  # a gateway that never answers: --timeout-s
     with client_for(args) as client:
         result = client.call(args.match_id, seat, args.token, args.type, args.body, args.timeout_s, args.key)
     print(result.model_dump_json(exclude_none=True))
@@ -302,6 +307,19 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reachable(settings: Any) -> Any:
+    """``settings`` once its Redis answered a PING: a dead Redis is one error line before any worker
+    process of a benchmark is started (they would wait a minute for it)."""
+    from services.pipeline.redis_backend import connect
+
+    r = connect(settings.redis_url, socket_timeout_s=settings.redis_timeout_s, retries=0)
+    try:
+        r.ping()
+    finally:
+        r.close()
+    return settings
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.target == "reducers":
         from services import bench_reducers
@@ -318,11 +336,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.target == "gateway":
         from services.benchgw.run import run_gateway_bench
 
-        return run_gateway_bench(settings_from(args), args.clients, args.processes, args.commands, args.workers,
-                                 args.json, args.one_client_commands)
+        return run_gateway_bench(_reachable(settings_from(args)), args.clients, args.processes, args.commands,
+                                 args.workers, args.json, args.one_client_commands)
     from services.bench import run_pipeline_bench
 
-    return run_pipeline_bench(settings_from(args), [int(w) for w in args.workers.split(",") if w.strip()],
+    return run_pipeline_bench(_reachable(settings_from(args)), [int(w) for w in args.workers.split(",") if w.strip()],
                               args.matches, args.commands, args.xadd_requests, args.json)
 
 

@@ -44,7 +44,7 @@ def cmd_archiver(args: argparse.Namespace) -> int:
     try:
         archiver = Archiver(r, settings)
     except ValueError as e:
-        print(f"airship archiver: {e}", file=sys.stderr)
+        print(f"airship: archiver: {e}", file=sys.stderr)
         return 2
     if args.once:
         report = archiver.run_once()

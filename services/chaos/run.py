@@ -123,6 +123,12 @@ def _run(opts: ChaosOptions, base: Settings, tmp: Path, server: OwnRedis | None,
     settings = base.with_(key_prefix=f"{base.key_prefix}-chaos-{uuid.uuid4().hex[:8]}", partitions=opts.partitions,
                           block_ms=200, claim_idle_ms=1000, claim_every_s=0.5, max_deliveries=20)
     games = opts.games or builtin_games()
+    pick = random.Random(opts.seed)
+    plan = []  # (an unknown game stops the run here, before any process is started)
+    for i in range(opts.matches):
+        game = get_game(games[i % len(games)])
+        plan.append((game.name, pick.randint(game.min_seats, game.max_seats), opts.seed * 100_000 + i,
+                     f"chaos-{i}-{game.name}"))
     ledger = Ledger()
     backend = RedisBackend(settings)
     client = RecordingClient(backend, ledger, poll_ms=200)
@@ -135,12 +141,6 @@ def _run(opts: ChaosOptions, base: Settings, tmp: Path, server: OwnRedis | None,
         killer.start()
         if restarter is not None:
             restarter.start()
-        pick = random.Random(opts.seed)
-        plan = []
-        for i in range(opts.matches):
-            game = get_game(games[i % len(games)])
-            plan.append((game.name, pick.randint(game.min_seats, game.max_seats), opts.seed * 100_000 + i,
-                         f"chaos-{i}-{game.name}"))
         with ThreadPoolExecutor(max_workers=opts.concurrency, thread_name_prefix="chaos-match") as pool:
             deadline = started + opts.deadline_s
             futures = [pool.submit(play, client, *p, opts.timeout_s, deadline) for p in plan]
@@ -148,6 +148,10 @@ def _run(opts: ChaosOptions, base: Settings, tmp: Path, server: OwnRedis | None,
                 runs.append(future.result())
                 if progress is not None:
                     progress(len(runs), opts.matches, time.monotonic() - started)
+    except BaseException:  # (Ctrl-C, a bug): no worker or projector process outlives the run
+        killer.stop()  # (first: it starts new workers)
+        fleet.stop()
+        raise
     finally:
         killer.stop()
         if restarter is not None:

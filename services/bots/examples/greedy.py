@@ -5,6 +5,7 @@ from typing import Any
 
 from services.bots.sdk import play_seat
 from services.client import GatewayClient
+from services.client.errors import ClientError
 
 
 class Greedy:
@@ -13,5 +14,12 @@ class Greedy:
 
 
 if __name__ == "__main__":
-    with GatewayClient(sys.argv[1]) as client:
-        play_seat(client, sys.argv[2], Greedy())
+    if len(sys.argv) != 3:
+        sys.exit("usage: python -m services.bots.examples.greedy GATEWAY_URL MATCH_ID")
+    try:
+        with GatewayClient(sys.argv[1]) as client:
+            play_seat(client, sys.argv[2], Greedy())
+    except ClientError as e:  # a dead gateway, an unknown or full match: one line, no traceback
+        sys.exit(f"greedy: {e}")
+    except KeyboardInterrupt:
+        sys.exit(130)
