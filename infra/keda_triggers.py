@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from infra.generated import write_or_check  # noqa: E402
-from services.pipeline.keys import WORKERS_GROUP, Keys  # noqa: E402
+from services.keys import WORKERS_GROUP, Keys  # noqa: E402
 
 PARTITIONS = 16
 PREFIX = "airship"

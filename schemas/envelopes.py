@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 EVENT_SCHEMA_VERSION = 1
 
@@ -98,13 +98,29 @@ class MatchMeta(Envelope):
 
 
 class ViewRecord(Envelope):
-    """A read model as the projector stores it: one view and the version it reflects."""
+    """A read model as the projector stores it: one view, the version it reflects, and what every
+    game's view has in common as declared fields (read these, not keys of ``view``)."""
 
     match_id: str
     key: str = Field(description="'public' or the seat number as text")
     version: int
-    view: dict[str, Any]
+    view: dict[str, Any] = Field(description="The game's own view (its schema: schemas/<game>.py).")
+    to_act: list[int] = Field(default_factory=list, description="The seats with a decision to make now.")
+    finished: bool = Field(default=False, description="The match is over; no command is accepted.")
+    outcome: dict[str, Any] | None = Field(
+        default=None, description="Once finished: {'scores': [...], 'winners': [...], 'detail': {...}}.")
     legal: list[dict[str, Any]] = Field(
         default_factory=list,
-        description="For a seat's record: the commands it may send now, each {'type': ..., 'body': {...}}.",
+        description="For a seat's record: every command it may send now, as choices "
+        "{'type', 'body', 'free'?} (schemas/legal.py: free fields are described for the client to expand).",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_older_records(cls, data: Any) -> Any:
+        """Records stored before these fields were declared carried them only inside ``view``."""
+        if isinstance(data, dict) and "finished" not in data and isinstance(data.get("view"), dict):
+            view = data["view"]
+            data = {**data, "to_act": list(view.get("to_act") or []), "finished": bool(view.get("finished")),
+                    "outcome": view.get("outcome")}
+        return data

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from schemas.envelopes import CommandEnvelope, CommandResult, EventEnvelope, MatchMeta, ViewRecord
 from schemas.gateway import CLIENT_MESSAGES, SERVER_MESSAGES
+from schemas.legal import Choice
 from schemas.registry import GAME_SCHEMAS
 
 JSON_DIR = Path(__file__).parent / "json"
@@ -29,6 +30,7 @@ def documents() -> dict[str, dict[str, Any]]:
     docs: dict[str, dict[str, Any]] = {}
     for model in ENVELOPES:
         docs[f"envelopes/{model.__name__}.json"] = _schema(model)
+    docs["legal_choice.json"] = _schema(Choice)  # one item of a view record's ``legal``
     for message in (*CLIENT_MESSAGES, *SERVER_MESSAGES):  # the gateway's WebSocket messages, one file each
         kind = message.model_fields["kind"].annotation.__args__[0]  # type: ignore[union-attr]
         side = "client" if message in CLIENT_MESSAGES else "server"

@@ -13,6 +13,13 @@ class Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class CommandBody(Body):
+    """Base for command bodies: validated strictly at run time (``services.games.kit.parse_body``):
+    no coercion (``"4"`` is not 4, ``true`` is not 1), unknown fields refused."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
 class ViewModel(BaseModel):
     """Base for views. Extra fields are an error so a view cannot silently grow a leak."""
 

@@ -95,14 +95,34 @@ class Pending(Wire):
     location: str
 
 
-class ViewAnswer(Wire):
-    """A view record: the view, the version it reflects and, for a seat that must act, ``legal``."""
+class ViewFields(Wire):
+    """What every view record carries, whatever the game."""
 
     match_id: str
-    key: str
-    version: int
-    view: dict[str, Any]
-    legal: list[dict[str, Any]] = Field(default_factory=list)
+    key: str = Field(description="'public' or the seat number as text")
+    version: int = Field(description="The match version this view reflects.")
+    view: dict[str, Any] = Field(description="The game's own view (its JSON Schema: schemas/json/<game>/view).")
+    to_act: list[int] = Field(default_factory=list, description="The seats with a decision to make now.")
+    finished: bool = Field(default=False, description="The match is over; no command is accepted.")
+    outcome: dict[str, Any] | None = Field(
+        default=None, description="Once finished: {'scores': [...], 'winners': [...], 'detail': {...}}.")
+    legal: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="For the seat's own record when it must act: every command it may send now, as choices "
+        "{'type', 'body', 'free'?}; each free field is described for the client to expand (kinds int, "
+        "one_of, counts, subset, order: schemas/json/legal_choice.json).")
+
+
+VIEW_FIELDS = ("match_id", "key", "version", "view", "to_act", "finished", "outcome", "legal")
+
+
+def view_fields(record: Any) -> dict[str, Any]:
+    """The common fields of a view record (stored, answered or pushed), by name."""
+    return {name: getattr(record, name) for name in VIEW_FIELDS}
+
+
+class ViewAnswer(ViewFields):
+    """A view record: the view, the version it reflects and, for a seat that must act, ``legal``."""
 
 
 class LogAnswer(Wire):
@@ -167,13 +187,8 @@ class Pong(Wire):
     cid: str | None = None
 
 
-class ViewMessage(Wire):
+class ViewMessage(ViewFields):
     kind: Literal["view"] = "view"
-    match_id: str
-    key: str
-    version: int
-    view: dict[str, Any]
-    legal: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class EventMessage(Wire):

@@ -1,107 +1,173 @@
-"""Wire contract of Mad Zeppelin: commands, events (full and redacted bodies) and the view."""
+"""Wire contract of Mad Zeppelin: the enumerations, the options, command bodies, event bodies (full and
+redacted) and the view. The one definition of these shapes: the game imports its enumerations and
+options from here; this module imports nothing from ``services/``.
+
+Traitors go by key (``captain``, ``councillor``...), Cargo by kind (``gold_cargo`` is the Gold Cargo card,
+``small_crate``/``big_crate`` the mysterious crates), dice by their index 0-2.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from schemas.game_schemas import Body, GameSchemas, ViewModel
-from services.games.mad_zeppelin import MadZeppelinOptions
+from schemas.game_schemas import Body, CommandBody, GameSchemas, ViewModel
+
+GAME_NAME = "mad-zeppelin"
+
+# --- enumerations ---
 
 Traitor = Literal[
     "captain", "councillor", "taster", "guard", "machinist", "lookout", "doctor", "geologist",
     "anarchist", "clairvoyant", "negotiator", "opportunist", "stowaway", "shadow",
 ]
+TRAITORS: tuple[Traitor, ...] = get_args(Traitor)
+
+Crate = Literal["small_crate", "big_crate"]
+CRATES: tuple[Crate, ...] = get_args(Crate)
+
 Cargo = Literal[
     "wood", "lead", "coal", "ore", "steel", "diamonds", "gold_cargo", "strange_materials", "alcohol",
     "small_crate", "big_crate",
 ]
-Card = Literal[
-    "wood", "lead", "coal", "ore", "steel", "diamonds", "gold_cargo", "strange_materials", "alcohol",
-    "small_crate", "big_crate", "journey",
-]
+CARGO_KINDS: tuple[Cargo, ...] = get_args(Cargo)
+
+Card = Literal[Cargo, "journey"]  # a card of the Hold: Cargo or a Journey card
+CARDS: tuple[Card, ...] = get_args(Card)
+
 Colour = Literal["yellow", "green", "blue", "red"]
-Face = Literal["white", "black", "yellow", "green", "blue", "red"]
-Crate = Literal["small_crate", "big_crate"]
+COLOURS: tuple[Colour, ...] = get_args(Colour)
+
+Face = Literal["white", "black", Colour]  # white: a colour to choose; black: the die is out
+FACES: tuple[Face, ...] = get_args(Face)
+
+Mode = Literal["run", "long_haul"]
+MODES: tuple[Mode, ...] = get_args(Mode)
+
+Take = Literal["gold", "cargo"]  # what a Captain steals, what the Negotiator's target gives
+TAKES: tuple[Take, ...] = get_args(Take)
+
+Look = Literal["unused", "player"]  # what the Clairvoyant looks at
+LOOKS: tuple[Look, ...] = get_args(Look)
+
+Knowledge = Literal["unused", "traitors", "hold_top"]
+KNOWLEDGE: tuple[Knowledge, ...] = get_args(Knowledge)
+
+StealMiss = Literal["councillor", "taster", "nothing"]
+EndReason = Literal["target", "journeys"]
 Seat = int
+
+DICE = 3  # dice indices are 0 .. DICE - 1
+MAX_SEATS = 6
 
 TRAITOR = "Traitor key, e.g. 'captain' (Karl Steeling - The Captain)."
 DIE = "Die index 0, 1 or 2."
 
 
+# --- options ---
+
+
+class Options(BaseModel):
+    """Match options of Mad Zeppelin."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Mode = Field(default="run", description="run: first to 20 points; long_haul: first to 30 points.")
+
+
 # ---- commands ----
 
-class DraftCommand(Body):
+
+class DraftCommand(CommandBody):
     """Draft phase: take one Traitor from the pool passed to you (view: draft_pool)."""
 
     traitor: Traitor = Field(description=TRAITOR)
 
 
-class ChooseColourCommand(Body):
+class ChooseColourCommand(CommandBody):
     """Give a white die a colour (the leader after the roll; the re-roller after a Lookout re-roll)."""
 
-    die: int = Field(ge=0, le=2, description=DIE)
+    die: int = Field(ge=0, le=DICE - 1, description=DIE)
     colour: Colour = Field(description="The colour the white die shows from now on.")
 
 
-class PlayTraitorCommand(Body):
+class PlayTraitorCommand(CommandBody):
     """Start your sequence by playing one of your unplayed Traitors; the Search follows by itself."""
 
     traitor: Traitor = Field(description=TRAITOR)
 
 
-class StealCommand(Body):
+class StealCommand(CommandBody):
     """A Captain's watch triggered: take 1 Gold or 1 random Cargo card from the player who played."""
 
-    take: Literal["gold", "cargo"] = Field(description="'gold' or 'cargo' (a random card of the hand).")
+    take: Take = Field(description="'gold' or 'cargo' (a random card of the hand).")
 
 
-class GiveCommand(Body):
+class GiveCommand(CommandBody):
     """The Negotiator chose you: give him 1 Gold or 1 Cargo card of your choice."""
 
-    what: Literal["gold", "cargo"] = Field(description="'gold' or 'cargo'.")
-    card: Cargo | None = Field(default=None, description="With what='cargo': the card kind to give.")
+    what: Take = Field(description="'gold' or 'cargo'.")
+    card: Cargo | None = Field(default=None, description="With what='cargo' (and only then): the card kind "
+                                                         "to give.")
 
 
-class ArrangeHoldCommand(Body):
+class ArrangeHoldCommand(CommandBody):
     """The Geologist puts the cards he looked at back on the Hold in any order."""
 
-    order: list[int] = Field(description="New order top first, as indices into the cards seen "
-                                         "(knowledge 'hold_top'); a permutation of 0..n-1.")
+    order: list[int] = Field(max_length=3, description="New order top first, as indices into the cards seen "
+                                                       "(knowledge 'hold_top'); a permutation of 0..n-1.")
 
 
-class UseAbilityCommand(Body):
+class UseAbilityCommand(CommandBody):
     """The ability action of your current Traitor (or the Ability your Stowaway/Shadow took on).
 
     captain/doctor/stowaway: traitor; lookout/anarchist: die; clairvoyant: look ('unused' or 'player'
-    with seat); negotiator: seat; geologist/shadow: no fields. Standing abilities (councillor, taster,
-    guard, machinist, opportunist) are always in force and cannot be used this way."""
+    with seat); negotiator: seat; geologist/shadow: no fields. Send only the fields the ability takes
+    (no others, not even as null). Standing abilities (councillor, taster, guard, machinist, opportunist)
+    are always in force and cannot be used this way."""
 
     traitor: Traitor | None = Field(default=None, description="Traitor named (Captain, Doctor, Stowaway).")
-    die: int | None = Field(default=None, ge=0, le=2, description="Die to re-roll (Lookout) or turn black "
-                                                                  "(Anarchist).")
-    look: Literal["unused", "player"] | None = Field(
+    die: int | None = Field(default=None, ge=0, le=DICE - 1,
+                            description="Die to re-roll (Lookout) or turn black (Anarchist).")
+    look: Look | None = Field(
         default=None, description="Clairvoyant: the airsick and unchosen Traitors, or one player's.")
-    seat: Seat | None = Field(default=None, description="Target player (Negotiator, Clairvoyant 'player').")
+    seat: Seat | None = Field(default=None, ge=0, le=MAX_SEATS - 1,
+                              description="Target player (Negotiator, Clairvoyant 'player').")
 
 
-class RerollCommand(Body):
+class RerollCommand(CommandBody):
     """The Lookout's second re-roll (the first is use_ability), before you throw."""
 
-    die: int = Field(ge=0, le=2, description=DIE)
+    die: int = Field(ge=0, le=DICE - 1, description=DIE)
 
 
-class ThrowCommand(Body):
+class ThrowCommand(CommandBody):
     """The throw action: throw a Cargo card overboard (or place an Alcohol in front of you)."""
 
     card: Cargo = Field(description="The card from your hand. 'alcohol' is placed, free, no colour needed.")
-    crates: list[Crate] = Field(default_factory=list, description="Mysterious crates discarded to pay part "
-                                                                  "of the Gold owed (small 1, big 2).")
+    crates: list[Crate] = Field(default_factory=list, max_length=20,
+                                description="Mysterious crates discarded to pay part of the Gold owed (small 1, "
+                                            "big 2), in any order; each must be needed (no change is given). "
+                                            "Left out or []: pay in Gold only.")
 
 
-class EndSequenceCommand(Body):
+class EndSequenceCommand(CommandBody):
     """End your sequence, giving up any actions not taken."""
+
+
+COMMANDS: dict[str, type[CommandBody]] = {
+    "draft": DraftCommand,
+    "choose_colour": ChooseColourCommand,
+    "play_traitor": PlayTraitorCommand,
+    "steal": StealCommand,
+    "give": GiveCommand,
+    "arrange_hold": ArrangeHoldCommand,
+    "use_ability": UseAbilityCommand,
+    "reroll": RerollCommand,
+    "throw": ThrowCommand,
+    "end_sequence": EndSequenceCommand,
+}
 
 
 # ---- events ----
@@ -212,7 +278,7 @@ class CargoStolenEvent(Body):
 class StealMissedEvent(Body):
     thief: Seat
     victim: Seat
-    reason: Literal["councillor", "taster", "nothing"]
+    reason: StealMiss
 
 
 class AbilityUsedEvent(Body):
@@ -221,7 +287,7 @@ class AbilityUsedEvent(Body):
     traitor: Traitor | None = Field(default=None, description="Named Traitor (Captain, Doctor, Stowaway).")
     die: int | None = None
     target: Seat | None = Field(default=None, description="Target player (Negotiator, Clairvoyant).")
-    look: Literal["unused", "player"] | None = None
+    look: Look | None = None
     source: Traitor | None = Field(default=None, description="Shadow: the Traitor copied.")
     copied: Traitor | None = Field(default=None, description="Shadow: the colour and Ability taken on.")
 
@@ -282,7 +348,7 @@ class TurnEndedEvent(Body):
 
 
 class MatchEndedEvent(Body):
-    reason: Literal["target", "journeys"]
+    reason: EndReason
     scores: list[int]
     gold: list[int]
     winners: list[Seat]
@@ -356,7 +422,7 @@ class HeldTraitorView(ViewModel):
 class KnowledgeView(ViewModel):
     """Something you alone saw this turn."""
 
-    kind: Literal["unused", "traitors", "hold_top"] = Field(
+    kind: Knowledge = Field(
         description="unused: the airsick and unchosen Traitors; traitors: a player's unplayed Traitors (as "
                     "seen); hold_top: the top of the Hold as you put it back, less the cards drawn since.")
     of: Seat | None = Field(description="The player looked at (kind 'traitors').")
@@ -374,7 +440,7 @@ class MadZeppelinView(ViewModel):
     to_act: list[Seat]
     finished: bool
     outcome: OutcomeView | None
-    mode: Literal["run", "long_haul"]
+    mode: Mode
     target: int
     phase: str = Field(description="draft, colours (white dice), play, actions, over.")
     turn: int = Field(description="Game turn, from 1.")
@@ -402,20 +468,9 @@ class MadZeppelinView(ViewModel):
 
 
 SCHEMAS = GameSchemas(
-    game="mad-zeppelin",
-    options=MadZeppelinOptions,
-    commands={
-        "draft": DraftCommand,
-        "choose_colour": ChooseColourCommand,
-        "play_traitor": PlayTraitorCommand,
-        "steal": StealCommand,
-        "give": GiveCommand,
-        "arrange_hold": ArrangeHoldCommand,
-        "use_ability": UseAbilityCommand,
-        "reroll": RerollCommand,
-        "throw": ThrowCommand,
-        "end_sequence": EndSequenceCommand,
-    },
+    game=GAME_NAME,
+    options=Options,
+    commands=dict(COMMANDS),
     events={
         "MatchStarted": MatchStartedEvent,
         "HoldPrepared": HoldPreparedEvent,

@@ -1,4 +1,6 @@
-"""Wire contract of Moderne Zeiten: command bodies, event bodies (full and redacted) and the view.
+"""Wire contract of Moderne Zeiten: the enumerations, the options, command bodies, event bodies (full
+and redacted) and the view. The one definition of these shapes: the game imports its enumerations and
+options from here; this module imports nothing from ``services/``.
 
 Industries are the keys ``shipping``, ``aviation``, ``high_rise`` (High Rise Construction),
 ``automobile`` and ``telecom`` (Telecommunications). Cities are ``new_orleans``, ``chicago``,
@@ -8,50 +10,101 @@ Money is in millions.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from schemas.game_schemas import Body, GameSchemas, ViewModel
-from services.games.moderne_zeiten.setup import GAME_NAME, Options
+from schemas.game_schemas import Body, CommandBody, GameSchemas, ViewModel
+
+GAME_NAME = "moderne-zeiten"
+
+# --- enumerations ---
 
 Industry = Literal["shipping", "aviation", "high_rise", "automobile", "telecom"]
+INDUSTRIES: tuple[Industry, ...] = get_args(Industry)
+
 City = Literal["new_orleans", "chicago", "berlin", "paris", "london", "new_york"]
-MoveTarget = Literal["shipping", "aviation", "high_rise", "automobile", "telecom", "finish"] | None
+CITIES: tuple[City, ...] = get_args(City)  # of the printed board (another printing may name others)
+
+Destination = Literal["shipping", "aviation", "high_rise", "automobile", "telecom", "finish"]
+MoveTarget = Destination | None  # an industry, "finish", or None: stay
+MOVE_TARGETS: tuple[MoveTarget, ...] = (*get_args(Destination), None)
+
+PhaseName = Literal["new", "setup", "auction", "turn", "moving", "over"]
+PHASES: tuple[PhaseName, ...] = get_args(PhaseName)
+
 Cards = dict[Industry, int]
 Seat = int
 
-CARDS_DOC = "Cards by industry, e.g. {\"aviation\": 2, \"telecom\": 1}; zero counts may be left out."
+CITY_DOC = "A city key: " + ", ".join(CITIES) + " on the printed board."
+CARDS_DOC = "Cards by industry, e.g. {\"aviation\": 2, \"telecom\": 1}; industries with no card are left out."
+
+
+# --- options ---
+
+
+class Options(BaseModel):
+    """Match options: each is a choice the rules file marks *(option)*."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    forced_move: bool = Field(
+        True, description="Moving the Zeppelin is compulsory when possible (off: a player may stay)."
+    )
+    move_needs_play: bool = Field(
+        True,
+        description="Moving needs at least one card played this turn (the Essen rule); "
+        "off: a player may play no cards and only move.",
+    )
+    crash_after_move: bool = Field(
+        True, description="The market crash check comes after the move (off: right after the play)."
+    )
 
 
 # --- commands ---
 
 
-class BidCommand(Body):
+class BidCommand(CommandBody):
+    """Bid in the auction of the face-up cards."""
+
     amount: int = Field(description="Whole millions; above the current bid and at most your money.")
 
 
-class PassCommand(Body):
+class PassCommand(CommandBody):
     """Leave the current auction."""
 
 
-class DrawCommand(Body):
+class DrawCommand(CommandBody):
     """Action A: draw two cards (fewer if the stack is short) and end the turn."""
 
 
-class PlayCommand(Body):
-    cards: Cards = Field(
-        description=CARDS_DOC + " At least one card unless the option move_needs_play is off and you "
-        "can move. After the play the Zeppelin moves by itself when there is exactly one compulsory "
-        "destination; otherwise a 'move' is asked for."
+class PlayCommand(CommandBody):
+    """Action B: play cards from your hand in front of you, then move your Zeppelin if you can."""
+
+    cards: dict[Industry, Annotated[int, Field(gt=0)]] = Field(
+        description=CARDS_DOC + " Each count is a whole number from 1 to the cards of that industry in "
+        "your hand. At least one card unless the option move_needs_play is off and you can move: then "
+        "{} plays nothing and only moves. After the play the Zeppelin moves by itself when there is "
+        "exactly one compulsory destination; otherwise a 'move' is asked for."
     )
 
 
-class MoveCommand(Body):
+class MoveCommand(CommandBody):
+    """Where the Zeppelin goes after a play, when the view's move_choices offers a choice."""
+
     to: MoveTarget = Field(
         description="The industry whose next unclaimed space you claim, 'finish' to end the game, "
         "or null to stay (only when offered in the view's move_choices)."
     )
+
+
+COMMANDS: dict[str, type[CommandBody]] = {
+    "bid": BidCommand,
+    "pass": PassCommand,
+    "draw": DrawCommand,
+    "play": PlayCommand,
+    "move": MoveCommand,
+}
 
 
 # --- events ---
@@ -146,7 +199,7 @@ class MoveAwaitedEvent(Body):
 class ZeppelinMovedEvent(Body):
     seat: Seat
     industry: Industry
-    city: str
+    city: str = Field(description=CITY_DOC)
     space: int = Field(description="Track space 1..30 now claimed (big marker; small marker on the table).")
     from_: int = Field(alias="from")
 
@@ -199,7 +252,7 @@ class AuctionView(ViewModel):
 
 class SpaceView(ViewModel):
     space: int
-    city: str
+    city: str = Field(description=CITY_DOC)
     industry: Industry
     claimed_by: Seat | None
 
@@ -209,7 +262,7 @@ class MzView(ViewModel):
     to_act: list[Seat]
     finished: bool
     outcome: dict[str, Any] | None
-    phase: Literal["new", "setup", "auction", "turn", "moving", "over"]
+    phase: PhaseName
     options: dict[str, bool]
     round: int
     start_player: Seat | None
@@ -224,7 +277,7 @@ class MzView(ViewModel):
     move_choices: list[MoveTarget] | None
     track: list[SpaceView]
     finish: int
-    city_points: dict[str, int]
+    city_points: dict[str, int] = Field(description="Each city's scoring-table row value.")
     industry_points: dict[Industry, int]
     ended_by: Seat | None
 
@@ -232,13 +285,7 @@ class MzView(ViewModel):
 SCHEMAS = GameSchemas(
     game=GAME_NAME,
     options=Options,
-    commands={
-        "bid": BidCommand,
-        "pass": PassCommand,
-        "draw": DrawCommand,
-        "play": PlayCommand,
-        "move": MoveCommand,
-    },
+    commands=dict(COMMANDS),
     events={
         "MatchStarted": MatchStartedEvent,
         "StackShuffled": StackShuffledEvent,

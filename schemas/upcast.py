@@ -14,12 +14,19 @@ A step N -> N+1 runs the upcasters for every event first, then the game's, then 
 and then sets ``schema_version`` to N+1 (so an event type nothing changed for needs no upcaster).
 
 Version 0 (the first shape) had no ``schema_version`` and named ``visible_to`` ``seats``.
+
+A game's own upcasters are declared as an entry point of the group ``airship.upcasters`` in
+``pyproject.toml``, naming a function that registers them: ``def upcasters(registry: Upcasters) -> None``.
+:data:`UPCASTERS` loads the group on first use (none of the built-in games has one yet). Code outside the
+built-in games (a test game) registers its upcasters itself.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from typing import Any
 
 from pydantic import ValidationError
@@ -29,6 +36,7 @@ from schemas.envelopes import EVENT_SCHEMA_VERSION, EventEnvelope
 
 RawEvent = dict[str, Any]
 Upcaster = Callable[[RawEvent], RawEvent]
+UPCASTERS_GROUP = "airship.upcasters"
 
 
 class UpcastError(ValueError):
@@ -52,11 +60,27 @@ class _Entry:
 
 
 class Upcasters:
-    """A registry of upcasters keyed by the schema version they upgrade from."""
+    """A registry of upcasters keyed by the schema version they upgrade from. With a ``group``, the entry
+    points of that group are loaded on first use (each a function registering upcasters here)."""
 
-    def __init__(self, current: int = EVENT_SCHEMA_VERSION) -> None:
+    def __init__(self, current: int = EVENT_SCHEMA_VERSION, group: str | None = None) -> None:
         self.current = current
+        self.group = group
         self._steps: dict[int, list[_Entry]] = {}
+        self._loaded = group is None
+        self._lock = threading.Lock()
+
+    def load(self) -> None:
+        """Let every entry point of ``group`` register its upcasters (once; reading does it on first use)."""
+        if self._loaded:
+            return
+        with self._lock:
+            if self._loaded:
+                return
+            self._loaded = True  # (a function below that upcasts meanwhile sees what is registered so far)
+            for ep in sorted(entry_points(group=self.group or ""), key=lambda ep: ep.name):
+                register = ep.load()
+                register(self)
 
     def register(self, from_version: int, game: str | None = None,
                  event_type: str | None = None) -> Callable[[Upcaster], Upcaster]:
@@ -82,6 +106,7 @@ class Upcasters:
         if version > self.current:
             raise UpcastError(f"event written by a newer airship (schema version {version}); this one reads up "
                               f"to {self.current}")
+        self.load()
         out = dict(raw)
         while version < self.current:
             for entry in self._steps.get(version, []):
@@ -92,7 +117,7 @@ class Upcasters:
         return out
 
 
-UPCASTERS = Upcasters()
+UPCASTERS = Upcasters(group=UPCASTERS_GROUP)
 
 
 @UPCASTERS.register(0)

@@ -38,3 +38,10 @@ def configure(level: str = "info", json: bool = True) -> None:
 
 def get_logger(component: str) -> structlog.typing.FilteringBoundLogger:
     return structlog.get_logger(component=component)  # type: ignore[no-any-return]
+
+
+def error_text(e: BaseException) -> str:
+    """An exception for a log line: its type and its message. (``repr`` of a redis-py 8 error is only
+    ``server:ResponseError``, dropping the server's message, e.g. the NOPERM saying which command was refused.)"""
+    message = str(e)
+    return f"{type(e).__name__}: {message}" if message else type(e).__name__

@@ -17,7 +17,8 @@
 ``AIRSHIP_RESULTS_MAXLEN``     approximate length a match's results stream is trimmed to
 ``AIRSHIP_UPDATES_MAXLEN``     approximate length a match's view-announcement stream is trimmed to
 ``AIRSHIP_RESULTS_TTL_S``      a finished match's results stream expires this long after the end
-``AIRSHIP_GAME_MODULES``       comma-separated modules to import at start (games outside the registry)
+``AIRSHIP_GAME_MODULES``       games beyond the built-in ones, comma-separated: ``module:attribute`` (the game
+                               object, registered) or ``module`` (imported; it registers its games itself)
 ``AIRSHIP_GATEWAY_MAX_BODY``   gateway: largest request body or WebSocket message, in bytes
 ``AIRSHIP_GATEWAY_TOKEN_RPS``  gateway: requests per second per seat token (bursts of 4 s worth)
 ``AIRSHIP_GATEWAY_ADDR_RPS``   gateway: requests per second per client address (bursts of 4 s worth)
@@ -28,18 +29,30 @@
 ``AIRSHIP_ARCHIVE_GRACE_S``    archiver: a finished match stays in Redis this long before it is archived
 ``AIRSHIP_ARCHIVE_EVERY_S``    archiver: seconds between two passes over the finished matches
 =============================  =====================================================================
+
+The defaults of the service loops (batch sizes, blocking and claiming) are defined here once, as the
+constants below; :class:`WorkerSettings` (the worker's part of them) lives here too, so this module depends
+on nothing of the pipeline: the pipeline imports settings, never the other way round.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from services.pipeline.keys import DEFAULT_PARTITIONS, Keys
-from services.pipeline.worker import WorkerSettings
+from services.games.registry import load_game_modules
+from services.keys import DEFAULT_PARTITIONS, Keys
+
+# The defaults of the worker and projector loops, in one place (Settings, WorkerSettings and the projector).
+WORKER_BATCH = 64  # commands a worker reads per batch
+PROJECTOR_BATCH = 256  # feed entries a projector reads per batch
+BLOCK_MS = 1000  # how long an idle read blocks
+CLAIM_IDLE_MS = 30_000  # a pending entry idle this long belongs to a dead consumer
+CLAIM_EVERY_S = 5.0  # how often a worker or projector looks for such entries
+MAX_DELIVERIES = 5  # deliveries after which an entry is dead-lettered (a match: parked)
+CONFLICT_RETRIES = 8  # version conflicts in a row before a worker leaves a command pending
 
 _ENV = {
     "redis_url": "AIRSHIP_REDIS_URL",
@@ -77,6 +90,18 @@ class SettingsError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class WorkerSettings:
+    """What a :class:`services.pipeline.worker.Worker` needs of the settings (:meth:`Settings.worker`)."""
+
+    batch_size: int = WORKER_BATCH
+    block_ms: int = BLOCK_MS
+    max_deliveries: int = MAX_DELIVERIES
+    claim_idle_ms: int = CLAIM_IDLE_MS
+    claim_every_s: float = CLAIM_EVERY_S
+    conflict_retries: int = CONFLICT_RETRIES
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     redis_url: str = "redis://127.0.0.1:6379/0"
     partitions: int = DEFAULT_PARTITIONS
@@ -85,12 +110,12 @@ class Settings:
     health_port: int = 0
     health_stale_s: float = 60.0
     redis_timeout_s: float = 3.0
-    worker_batch_size: int = 64
-    projector_batch_size: int = 256
-    block_ms: int = 1000
-    claim_idle_ms: int = 30_000
-    claim_every_s: float = 5.0
-    max_deliveries: int = 5
+    worker_batch_size: int = WORKER_BATCH
+    projector_batch_size: int = PROJECTOR_BATCH
+    block_ms: int = BLOCK_MS
+    claim_idle_ms: int = CLAIM_IDLE_MS
+    claim_every_s: float = CLAIM_EVERY_S
+    max_deliveries: int = MAX_DELIVERIES
     feed_maxlen: int = 100_000
     results_maxlen: int = 1_000
     updates_maxlen: int = 1_000
@@ -139,7 +164,13 @@ class Settings:
                               max_deliveries=self.max_deliveries, claim_idle_ms=self.claim_idle_ms,
                               claim_every_s=self.claim_every_s)
 
+    def projector_options(self) -> dict[str, Any]:
+        """The keyword arguments of :class:`services.pipeline.projector.Projector` from these settings."""
+        return {"batch_size": self.projector_batch_size, "block_ms": self.block_ms,
+                "claim_idle_ms": self.claim_idle_ms, "claim_every_s": self.claim_every_s,
+                "max_deliveries": self.max_deliveries}
+
     def import_game_modules(self) -> None:
-        """Import the extra game modules (each registers its games in ``GAMES`` when imported)."""
-        for name in filter(None, (m.strip() for m in self.game_modules.split(","))):
-            importlib.import_module(name)
+        """Register the games of ``AIRSHIP_GAME_MODULES`` (games beyond the built-in ones: test games, the
+        benchmark game), so that a worker or projector process can serve them."""
+        load_game_modules(self.game_modules)

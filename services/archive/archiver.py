@@ -37,8 +37,8 @@ from schemas.upcast import load_event
 from services import metrics
 from services.archive.files import archive_path, read_archive, write_archive
 from services.faults import fault_point
+from services.keys import Keys
 from services.logs import get_logger
-from services.pipeline.keys import Keys
 from services.pipeline.redis_backend import _meta_from
 from services.pipeline.redis_streams import FIELD, entries_of, text
 from services.replay.files import LogFileError, MatchLog, jsonl_lines, public_meta

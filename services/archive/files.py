@@ -8,7 +8,7 @@ import os
 import re
 from pathlib import Path
 
-from services.pipeline.keys import partition_of
+from services.keys import partition_of
 from services.replay.files import LogFileError, MatchLog, jsonl_lines, read_match
 
 SUFFIX = ".jsonl.gz"

@@ -40,6 +40,3 @@ class RandomBot:
 
     def choose(self, view: Mapping[str, Any], legal: Sequence[CommandDict]) -> CommandDict:
         return self._rng.choice(list(legal))
-
-
-BOTS = {"random": RandomBot}

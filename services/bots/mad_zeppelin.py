@@ -20,16 +20,22 @@ The heuristic plays as a person would explain it:
 - **Replies**: a Captain takes Cargo when we have Gold enough, Gold otherwise; the Negotiator gets our
   least useful card (or a Gold when we are rich); the Geologist puts the best card where we will draw
   next and the worst where the next opponent draws.
+
+The legal list a bot receives holds the aliases of a throw too (``crates: []`` for none, the crates in
+another order): they are worth a hair less than the canonical form (sorted crates, left out when none) so
+the heuristic sends that one, and ISMCTS never spends a root slot on them (``rank``).
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from schemas.mad_zeppelin import GAME_NAME
 from services.bots.base import CommandDict, ValueBot
-from services.bots.plugins import GamePlugin, register_plugin
+from services.bots.plugins import GamePlugin
 from services.games.base import Command, Outcome
 from services.games.mad_zeppelin.data import (
     ALCOHOL,
@@ -51,7 +57,6 @@ from services.games.mad_zeppelin.data import (
     WHITE,
 )
 from services.games.mad_zeppelin.flow import give_options
-from services.games.mad_zeppelin.game import NAME as GAME_NAME
 from services.games.mad_zeppelin.resample import resample
 from services.games.mad_zeppelin.rules import (
     crates_redundant,
@@ -83,8 +88,17 @@ ABILITY_BASE = {
 }
 SEARCH_VALUE = {"councillor": 2 * GOLD_VALUE, "shadow": 2 * GOLD_VALUE, "geologist": GOLD_VALUE + 2 * CARD_VALUE}
 DEFAULT_SEARCH_VALUE = GOLD_VALUE + CARD_VALUE
-DRAW_VALUE = {**{k: POINTS[k] * 0.5 for k in CARGO_KINDS}, "strange_materials": 1.5, "alcohol": 1.5,
+DRAW_VALUE: dict[str, float] = {**{k: POINTS[k] * 0.5 for k in CARGO_KINDS}, "strange_materials": 1.5, "alcohol": 1.5,
               "small_crate": 0.6, "big_crate": 1.1, JOURNEY: 0.5}
+
+
+ALIAS_PENALTY = 1e-6
+
+
+def is_alias(kind: str, body: Mapping[str, Any]) -> bool:
+    """A throw written another way than the canonical one: ``crates: []``, or the crates not sorted."""
+    crates = body.get("crates")
+    return kind == "throw" and isinstance(crates, list) and (not crates or crates != sorted(crates))
 
 
 def _crates_value(crates: Sequence[str]) -> int:
@@ -218,7 +232,8 @@ class Heuristic(ValueBot):
     def values(self, view: View, legal: Sequence[CommandDict]) -> list[float]:
         """How good each legal command looks (higher is better); ISMCTS uses it to prune its root."""
         table = Table(view)
-        return [self.value(table, c["type"], c.get("body", {})) for c in legal]
+        return [self.value(table, c["type"], body) - (ALIAS_PENALTY if is_alias(c["type"], body) else 0.0)
+                for c in legal for body in (c.get("body", {}),)]
 
     def value(self, t: Table, kind: str, body: Mapping[str, Any]) -> float:
         if kind == "draft":
@@ -568,10 +583,13 @@ def encode(view: View) -> list[float]:
 
 
 def _rank(view: View, legal: Sequence[CommandDict]) -> list[float]:
-    return Heuristic().values(view, legal)
+    """The heuristic's values; an alias of a throw last (ISMCTS's tree knows each command in its canonical
+    form, from ``legal_commands``, so a root slot spent on an alias would be wasted)."""
+    values = Heuristic().values(view, legal)
+    return [-math.inf if is_alias(c["type"], c.get("body", {})) else v for c, v in zip(legal, values, strict=True)]
 
 
-PLUGIN = register_plugin(GamePlugin(
+PLUGIN = GamePlugin(
     game=GAME_NAME,
     resample=resample,
     heuristic=Heuristic,
@@ -583,6 +601,6 @@ PLUGIN = register_plugin(GamePlugin(
     rank=_rank,
     evaluate=evaluate,
     rollout_steps=60,
-))
+)
 
 __all__ = ["OBS_SIZE", "PLUGIN", "Heuristic", "encode", "evaluate", "rollout"]

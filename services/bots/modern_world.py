@@ -30,8 +30,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from schemas.modern_world import PHASES as WIRE_PHASES
 from services.bots.base import CommandDict, ValueBot
-from services.bots.plugins import GamePlugin, register_plugin
+from services.bots.plugins import GamePlugin
 from services.games.base import Command, Outcome
 from services.games.modern_world.data import (
     ACTION,
@@ -58,17 +59,7 @@ from services.games.modern_world.data import (
     VICTORY,
 )
 from services.games.modern_world.resample import resample
-from services.games.modern_world.state import (
-    BUILD,
-    END,
-    INVESTMENT,
-    LEADER,
-    MARKET,
-    RESOURCE,
-    TRADE,
-    State,
-)
-from services.games.modern_world.state import NATIONS as NATIONS_PHASE
+from services.games.modern_world.state import Phase, State
 
 View = Mapping[str, Any]
 GAME_NAME = "modern-world"
@@ -130,10 +121,10 @@ class Table:
         value = [0.0] * N_TOKENS
         value[VICTORY] = 1.0
         value[MONEY] = 1 / MONEY_PER_TOKEN
-        buying_left = not self.last_turn or self.phase in (LEADER, MARKET, RESOURCE)
+        buying_left = not self.last_turn or self.phase in (Phase.LEADER, Phase.MARKET, Phase.RESOURCE)
         value[ACTION] = value[RESEARCH] = CARD_VALUE if buying_left else 0.0
         value[MATERIALS] = value[LABOR] = min(0.5, BUILD_TOKEN * max(self.future - 1, 0))
-        bidding_left = not self.last_turn or self.phase in (LEADER, MARKET)
+        bidding_left = not self.last_turn or self.phase in (Phase.LEADER, Phase.MARKET)
         value[INFLUENCE] = INFLUENCE_VALUE if not self.last_turn else (0.05 if bidding_left else 0.0)
         return value
 
@@ -211,21 +202,21 @@ class Heuristic(ValueBot):
     def plan(self, t: Table, legal: Sequence[CommandDict]) -> CommandDict | None:
         kinds = {c["type"] for c in legal}
         money = t.tokens[MONEY]
-        spending = t.phase in (LEADER, MARKET, RESOURCE)
+        spending = t.phase in (Phase.LEADER, Phase.MARKET, Phase.RESOURCE)
         if t.last_turn and money >= MONEY_PER_TOKEN and not spending and "convert" in kinds:
             return _cmd("convert", into="victory", count=money // MONEY_PER_TOKEN)
-        if t.phase == RESOURCE:
+        if t.phase == Phase.RESOURCE:
             return self._resource(t)
-        if t.phase == INVESTMENT:
+        if t.phase == Phase.INVESTMENT:
             return self._investment(t)
-        if t.phase == TRADE:
+        if t.phase == Phase.TRADE:
             return self._trade(t, legal)
-        if t.phase == BUILD:
+        if t.phase == Phase.BUILD:
             return self._build(t)
-        if t.phase == END:
+        if t.phase == Phase.END:
             excess = len(t.hand) - HAND_LIMIT
             worst = sorted(t.hand, key=lambda c: (t.card_value(c), c))[:excess]
-            return _cmd("discard", cards=[RESOURCE_NAMES[c] for c in worst])
+            return _cmd("discard", cards=[RESOURCE_NAMES[c] for c in sorted(worst)])  # in hand order, as legal lists
         return None  # auctions and nations: chosen from the list by value
 
     def _resource(self, t: Table) -> CommandDict:
@@ -334,7 +325,7 @@ class Heuristic(ValueBot):
         if kind == "discard":
             return -sum(t.card_value(RESOURCE_INDEX[n]) for n in body["cards"])
         if kind == "convert":
-            count: int = body["count"]
+            count: int = body.get("count", 1)
             return count * (t.value[TOKEN_INDEX[body["into"]]] - MONEY_PER_TOKEN * t.value[MONEY]) - 0.05
         if kind == "accept_trade":
             return 0.5
@@ -351,32 +342,32 @@ def rollout(state: State, seat: int, rng: random.Random) -> Command | None:
     the whole hand, build what is affordable, no trades, discard the first cards."""
     phase = state.phase
     p = state.players[seat]
-    if phase in (LEADER, MARKET):
+    if phase in (Phase.LEADER, Phase.MARKET):
         a = state.auction
         if a is not None and a.high_bid + 1 <= min(p.tokens[INFLUENCE], 8) and rng.random() < 0.4:
             return Command(seat, "bid", {"amount": a.high_bid + 1})
         return Command(seat, "pass")
-    if phase == RESOURCE:
+    if phase == Phase.RESOURCE:
         if state.tableau and p.tokens[ACTION] + p.tokens[RESEARCH] and rng.random() < 0.9:
             act = 1 if p.tokens[ACTION] else 0
             return Command(seat, "buy", {"position": 1, "action": act, "research": 1 - act})
         return Command(seat, "done")
-    if phase == INVESTMENT:
+    if phase == Phase.INVESTMENT:
         if p.hand and rng.random() < 0.8:
             return Command(seat, "invest", {"cards": [RESOURCE_NAMES[c] for c in p.hand]})
         return Command(seat, "done")
-    if phase == TRADE:
+    if phase == Phase.TRADE:
         return Command(seat, "done")
-    if phase == BUILD:
+    if phase == Phase.BUILD:
         for card in p.hand:
             cost = (BUILD_COST_DUPLICATE if card in p.in_play else BUILD_COST) + state.builds
             if p.tokens[MATERIALS] >= cost and p.tokens[LABOR] >= cost:
                 return Command(seat, "build", {"card": RESOURCE_NAMES[card]})
         return Command(seat, "done")
-    if phase == END:
+    if phase == Phase.END:
         excess = len(p.hand) - HAND_LIMIT
         return Command(seat, "discard", {"cards": [RESOURCE_NAMES[c] for c in p.hand[:excess]]})
-    if phase == NATIONS_PHASE and state.nations_left:
+    if phase == Phase.NATIONS and state.nations_left:
         return Command(seat, "pick_nation", {"nation": rng.choice(state.nations_left)})
     return None
 
@@ -406,7 +397,7 @@ def evaluate(state: State) -> Outcome:
 
 # -- observations for learning agents --
 
-PHASES = ("nations", "leader", "market", "resource", "investment", "trade", "build", "end", "over")
+PHASES = tuple(p for p in WIRE_PHASES if p != "setup")
 MAX_PLAYERS = 6
 N_CARDS = len(RESOURCES)
 AUCTION_ITEMS = ("leader", *(m.name for m in MARKETS))
@@ -453,16 +444,16 @@ def encode(view: View) -> list[float]:
     return out
 
 
-PLUGIN = register_plugin(GamePlugin(
+PLUGIN = GamePlugin(
     game=GAME_NAME,
     resample=resample,
     heuristic=Heuristic,
     encode=encode,
     obs_size=OBS_SIZE,
-    max_actions=64,  # random playouts list at most 32 (10 purchase positions x 3 mixes + done + convert);
-    # a trade phase could reach 42 (15 offers to accept or decline, 10 proposals, done, convert)
+    max_actions=1200,  # legal_commands is at most 1,183 long: a trade phase lists done, up to 30 answers to
+    # proposals, up to 23 kinds of proposal x 48 (a spread of each) and 48 conversions; elsewhere at most 134
     rollout=rollout,
     rank=lambda view, legal: Heuristic().values(view, legal),
     evaluate=evaluate,
     rollout_steps=60,
-))
+)

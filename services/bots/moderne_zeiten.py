@@ -19,14 +19,14 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from schemas.moderne_zeiten import GAME_NAME, INDUSTRIES
 from services.bots.base import CommandDict, ValueBot
-from services.bots.plugins import GamePlugin, register_plugin
+from services.bots.plugins import GamePlugin
 from services.games.base import Command, Outcome
-from services.games.moderne_zeiten.data import INDUSTRIES, N_INDUSTRIES, counts_of
+from services.games.moderne_zeiten.data import N_INDUSTRIES, counts_of
 from services.games.moderne_zeiten.resample import resample
 from services.games.moderne_zeiten.scoring import score
-from services.games.moderne_zeiten.setup import GAME_NAME
-from services.games.moderne_zeiten.state import AUCTION, MOVING, TURN, State, choice_name
+from services.games.moderne_zeiten.state import Phase, State, choice_name
 
 View = Mapping[str, Any]
 
@@ -219,14 +219,14 @@ def rollout(state: State, seat: int, rng: random.Random) -> Command | None:
     Bids stay modest (a uniformly random bidder throws his money away); a turn draws or plays the
     fewest cards that take control of a random industry in hand (one card when none can).
     """
-    if state.phase == AUCTION:
+    if state.phase == Phase.AUCTION:
         amount = state.high_bid + 1
         if amount <= state.money[seat] and amount <= 2 * len(state.lot) and rng.random() < 0.5:
             return Command(seat, "bid", {"amount": amount})
         return Command(seat, "pass")
-    if state.phase == MOVING:
+    if state.phase == Phase.MOVING:
         return Command(seat, "move", {"to": choice_name(rng.choice(state.choices))})
-    if state.phase != TURN:
+    if state.phase != Phase.TURN:
         return None
     hand = state.hands[seat]
     in_hand = [i for i in range(N_INDUSTRIES) if hand[i]]
@@ -286,15 +286,15 @@ def encode(view: View) -> list[float]:
     return out
 
 
-PLUGIN = register_plugin(GamePlugin(
+PLUGIN = GamePlugin(
     game=GAME_NAME,
     resample=resample,
     heuristic=Heuristic,
     encode=encode,
     obs_size=OBS_SIZE,
-    max_actions=64,  # at most 48 card combinations + draw + an empty play, or pass + 6 bids
+    max_actions=64,  # legal_commands: at most 48 plays + draw + the empty play, or pass + 48 bids
     rollout=rollout,
     rank=lambda view, legal: Heuristic().values(view, legal),
     evaluate=evaluate,
     rollout_steps=40,
-))
+)

@@ -2,7 +2,8 @@
 
 Everything in ``services/bots`` is generic over the game contract; what only a game can know lives in
 its :class:`GamePlugin`, registered in :data:`PLUGINS` (one module per game, e.g.
-``services/bots/moderne_zeiten.py``):
+``services/bots/moderne_zeiten.py``; the built-in ones are the entry points of ``airship.bots`` in
+``pyproject.toml``, loaded on first use):
 
 - ``resample(view, seat, rng) -> state``: a full state consistent with that seat's view, the hidden parts
   drawn at random (a pure function in the game's package). Information-set MCTS needs it.
@@ -18,8 +19,10 @@ its :class:`GamePlugin`, registered in :data:`PLUGINS` (one module per game, e.g
 
 Adding a game: write ``resample`` in the game's package (tested by ``tests/bots/test_plugins.py``, which
 loops over every registered plug-in), a heuristic bot and optionally an encoder in
-``services/bots/<game>.py`` ending in ``register_plugin(GamePlugin(...))``, and import that module in
-:func:`_load_builtin`. The tournament, ISMCTS and PettingZoo code need nothing more.
+``services/bots/<game>.py`` defining ``PLUGIN = GamePlugin(...)``, and declare it in ``pyproject.toml``
+(``[project.entry-points."airship.bots"]``, ``<game> = "services.bots.<game>:PLUGIN"``). A plug-in of a
+game that is not built in (a test game) is added with :func:`register_plugin` by the code that uses it.
+The tournament, ISMCTS and PettingZoo code need nothing more.
 
 A bot kind is named ``kind`` or ``kind:parameter`` (``ismcts:400`` is ISMCTS with 400 iterations).
 """
@@ -35,6 +38,7 @@ from services.bots.base import Bot, CommandDict, RandomBot
 from services.games import get_game
 from services.games.base import Command, Outcome
 from services.games.errors import BadOptions
+from services.games.registry import Registry
 
 Resample = Callable[[Mapping[str, Any], int, random.Random], Any]
 Encode = Callable[[Mapping[str, Any]], list[float]]
@@ -60,12 +64,17 @@ class GamePlugin:
     rank: Rank | None = None
 
 
-PLUGINS: dict[str, GamePlugin] = {}
+def _plugin_game(plugin: GamePlugin) -> str:
+    return plugin.game
+
+
+PLUGINS: Registry[GamePlugin] = Registry("airship.bots", "bot plug-in", name_of=_plugin_game)
+"""Game name -> its plug-in: the built-in ones declared by entry points, loaded on first use."""
 
 
 def register_plugin(plugin: GamePlugin) -> GamePlugin:
-    PLUGINS[plugin.game] = plugin
-    return plugin
+    """Add the plug-in of a game that is not built in (registering the same plug-in again is harmless)."""
+    return PLUGINS.register(plugin.game, plugin)
 
 
 def plugin_for(game: str) -> GamePlugin:
@@ -126,10 +135,3 @@ def make_bot(spec: str, game: str, seed: int) -> Bot:
             raise BadOptions(f"'{spec}': the ISMCTS parameter is a number of iterations") from None
         return ISMCTSBot(game, seed, iterations=iterations)
     raise BadOptions(f"unknown bot '{spec}'; known: {', '.join(BOT_KINDS)} (ismcts:<iterations>)")
-
-
-def _load_builtin() -> None:
-    from services.bots import mad_zeppelin, modern_world, moderne_zeiten  # noqa: F401  (each registers its plug-in)
-
-
-_load_builtin()

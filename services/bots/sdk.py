@@ -2,7 +2,10 @@
 (:class:`services.client.GatewayClient`, the way for players) or the embedded trusted client.
 
 A bot is any object with ``choose(view, legal) -> {"type": ..., "body": {...}}`` (see
-:class:`services.bots.base.Bot`). :class:`SeatRunner` joins (or is given) a seat, follows the seat's view
+:class:`services.bots.base.Bot`); ``legal`` is the seat's complete list of choices made concrete
+(:func:`concrete_legal`). :class:`SeatRunner` is the one bot driver: ``play_seat`` runs one seat on its
+own, the match runner (:func:`services.bots.runner.play_match`) asks each seat's runner in turn.
+It joins (or is given) a seat, follows the seat's view
 records in order, asks the bot when the seat must act, sends the command and waits for its result,
 retries with the next view after a rejection, survives a lost connection, and stops at the match end.
 
@@ -34,6 +37,7 @@ from typing import Any
 import redis
 
 from schemas.envelopes import CommandResult, ViewRecord
+from schemas.legal import choices_from_wire, concrete
 from services.bots.base import Bot
 from services.client.protocol import GameClient
 from services.logs import get_logger
@@ -70,6 +74,7 @@ class SeatRunner:
         self._max_reconnects = max_reconnects
         self.stats = SeatStats()
         self.final: ViewRecord | None = None
+        self._attempt = (0, 0)  # (version, attempt) of the decision in hand
 
     max_attempts = 5
 
@@ -82,24 +87,18 @@ class SeatRunner:
     def run(self) -> ViewRecord:
         """Play until the match ends; returns the seat's final view record."""
         seen = 0
-        attempt = (0, 0)  # (version, attempt) of the decision in hand
         while True:
             try:
                 record = self.client.wait_view(self.match_id, self.seat, seen + 1, self.timeout_s,
                                                token=self.credential)
-                if record.view.get("finished"):
+                if record.finished:
                     self.final = record
                     return record
                 seen = record.version
                 if not record.legal:
                     continue
-                if attempt[0] != record.version:
-                    attempt = (record.version, 0)
-                result = self._answer(record, attempt[1])
+                result = self.answer(record)
                 if result.status == "rejected":
-                    attempt = (record.version, attempt[1] + 1)
-                    if attempt[1] >= self.max_attempts:
-                        raise RuntimeError(f"seat {self.seat}: {self.max_attempts} rejections at version {seen}")
                     # Decide again on the view of the version the service judged by: the same view when the
                     # rejection was the bot's mistake, a newer one when the match moved on (another seat
                     # acted first in a phase where several may act); never on the stale view again.
@@ -108,16 +107,24 @@ class SeatRunner:
                 self._recover(e)
                 seen = max(seen - 1, 0)  # answer the newest view again, with the same command id
 
-    def _answer(self, record: ViewRecord, attempt: int) -> CommandResult:
-        choice = self.bot.choose(record.view, record.legal)
+    def answer(self, record: ViewRecord) -> CommandResult:
+        """Ask the bot about ``record`` (a view of this seat that must act), send its command, wait for the
+        result. Answering the same version again (after a reconnect) reuses the command id, so the move is
+        made once; only a received rejection starts a new attempt, at most ``max_attempts`` per version."""
+        if self._attempt[0] != record.version:
+            self._attempt = (record.version, 0)
+        choice = self.bot.choose(record.view, concrete_legal(record.legal))
         self.stats.decisions += 1
         result = self.client.call(self.match_id, self.seat, self.credential, choice["type"],
                                   choice.get("body", {}), self.timeout_s,
-                                  command_id=self.command_id(record.version, attempt))
+                                  command_id=self.command_id(record.version, self._attempt[1]))
         self.stats.results.append(result)
         if result.status == "rejected":
             self.stats.rejected += 1
             log.info("bot command rejected", match_id=self.match_id, seat=self.seat, reason=result.reason)
+            self._attempt = (record.version, self._attempt[1] + 1)
+            if self._attempt[1] >= self.max_attempts:
+                raise RuntimeError(f"seat {self.seat}: {self.max_attempts} rejections at version {record.version}")
         return result
 
     def _recover(self, error: BaseException) -> None:
@@ -128,6 +135,13 @@ class SeatRunner:
                     error=repr(error))
         time.sleep(min(0.05 * self.stats.reconnects, 1.0))
         self.client = self._reconnect()
+
+
+def concrete_legal(legal: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A record's ``legal`` choices as concrete commands ``{"type", "body"}`` for :meth:`Bot.choose`:
+    every command of a small choice, a spread of a large one (its extremes and a few between). Bots
+    that want the whole range read ``record.legal`` and expand it with :mod:`schemas.legal`."""
+    return [{"type": kind, "body": body} for kind, body in concrete(choices_from_wire(legal))]
 
 
 def play_seat(client: GameClient, match_id: str, bot: Bot, seat: int | None = None, **options: Any) -> ViewRecord:

@@ -1,6 +1,6 @@
 """Tournaments: many matches among bots, seats rotated, with win rates and their confidence intervals.
 
-Each match goes through the whole pipeline (:func:`services.pipeline.runner.play_match`): in-process by
+Each match goes through the whole pipeline (:func:`services.bots.runner.play_match`): in-process by
 default, a fresh embedded backend per match; through a gateway when a client factory for it is given
 (the gateway chooses the match seeds then, so such a tournament is not reproducible). The lineup names
 one bot per seat; match ``m`` rotates it by ``m`` seats, so every bot sits in every seat equally often
@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from services.bots.plugins import make_bot
+from services.bots.runner import play_match
 from services.client.protocol import GameClient
-from services.pipeline.runner import InProcess, play_match
+from services.pipeline.inprocess import InProcess
 
 ClientFactory = Callable[[], GameClient]
 OnMatch = Callable[[int, int, float], None]

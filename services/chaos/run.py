@@ -22,12 +22,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from services.builtin_games import builtin_games
 from services.chaos.bots import Ledger, MatchRun, RecordingClient, play, retrying
 from services.chaos.checks import Findings, check
 from services.chaos.procs import Fleet, Killer
 from services.chaos.redis_server import OwnRedis
-from services.games import get_game
+from services.games import builtin_games, get_game
 from services.pipeline.redis_backend import RedisBackend, delete_prefix
 from services.settings import Settings
 

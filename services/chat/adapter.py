@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from schemas.envelopes import EventEnvelope
+from services.games.registry import Registry
 
 CommandDict = dict[str, Any]
 
@@ -45,21 +46,34 @@ class ChatAdapter(Protocol):
         ...
 
 
-ADAPTERS: dict[str, ChatAdapter] = {}
+def _instance(adapter: Any) -> ChatAdapter:
+    """An entry point names the adapter class (or an instance); the registry holds one instance."""
+    return cast(ChatAdapter, adapter() if isinstance(adapter, type) else adapter)
+
+
+def _same_adapter(registered: ChatAdapter, loaded: Any) -> bool:
+    """One class, one adapter: an instance of the class an entry point names is that entry point's adapter."""
+    return registered is loaded or type(registered) is (loaded if isinstance(loaded, type) else type(loaded))
+
+
+ADAPTERS: Registry[ChatAdapter] = Registry("airship.chat", "chat adapter", prepare=_instance, same=_same_adapter)
+"""Game name -> its chat adapter: the built-in ones declared by entry points of ``airship.chat`` (the
+adapter class) in ``pyproject.toml``, loaded on first use."""
 
 
 def register_adapter(game: str) -> Callable[[type[Any]], type[Any]]:
-    """Class decorator: instances of the class are ``game``'s chat adapter."""
+    """Class decorator: an instance of the class is ``game``'s chat adapter (for a game that is not built
+    in; a built-in game's adapter is declared by its entry point)."""
 
     def add(cls: type[Any]) -> type[Any]:
-        ADAPTERS[game] = cls()
+        ADAPTERS.register(game, _instance(cls))
         return cls
 
     return add
 
 
 def get_adapter(game: str) -> ChatAdapter:
-    from services.chat import games  # noqa: F401  (registers the built-in games' adapters)
+    """The game's adapter; the generic one for a game without its own."""
     from services.chat.generic import DEFAULT
 
     return ADAPTERS.get(game, DEFAULT)

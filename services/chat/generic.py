@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from schemas.envelopes import EventEnvelope
+from schemas.legal import choices_from_wire, concrete
 from services.chat.adapter import ChatError, CommandDict
 from services.chat.chatform import ChatFormError, Shape, Token, format_command, read_plain, shapes_of, tokenize
 from services.replay.render import body_text, cause, compact
@@ -20,6 +21,14 @@ from services.replay.render import body_text, cause, compact
 MAX_LINE = 200
 LISTED_PER_TYPE = 6
 NUMBERED_UP_TO = 9
+
+
+def concrete_commands(legal: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The view record's choices as concrete commands: every command of a small choice, a spread of a
+    large one (a typed command outside the spread is still read and sent; the game judges it)."""
+    if not any("free" in c for c in legal):
+        return list(legal)
+    return [{"type": kind, "body": body} for kind, body in concrete(choices_from_wire(legal))]
 
 
 def _norm(word: str) -> str:
@@ -53,6 +62,7 @@ class DefaultAdapter:
         return format_command(command)
 
     def describe_legal(self, legal: Sequence[Mapping[str, Any]]) -> str:
+        legal = concrete_commands(legal)
         if not legal:
             return "You have nothing to do right now."
         if len(legal) <= NUMBERED_UP_TO:
@@ -71,6 +81,7 @@ class DefaultAdapter:
 
     # -- text in ---------------------------------------------------------------------------------
     def parse(self, text: str, legal: Sequence[Mapping[str, Any]]) -> CommandDict | ChatError:
+        legal = concrete_commands(legal)
         try:
             return self._parse(text.strip(), legal)
         except ChatFormError as e:

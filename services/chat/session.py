@@ -55,7 +55,7 @@ class ChatSession:
 
     @property
     def finished(self) -> bool:
-        return bool(self.record and self.record.view.get("finished"))
+        return bool(self.record and self.record.finished)
 
     @property
     def legal(self) -> list[dict[str, Any]]:
@@ -97,7 +97,7 @@ class ChatSession:
 
     def _prompt(self) -> list[str]:
         if self.finished:
-            outcome = self.record.view.get("outcome") if self.record else None
+            outcome = self.record.outcome if self.record else None
             return [f"The match is over. {_outcome_text(outcome, self.seat)}".strip()]
         if self.legal:
             return [f"Your move. {self.adapter.describe_legal(self.legal)}"]
@@ -153,8 +153,8 @@ class ChatSession:
         return lines + self.updates()
 
     def _waiting(self) -> str:
-        to_act = self.record.view.get("to_act") if self.record else None
-        if isinstance(to_act, list) and to_act:
+        to_act = self.record.to_act if self.record else None
+        if to_act:
             return f"It is not your turn; waiting for seat {', '.join(map(str, to_act))}."
         return "It is not your turn."
 

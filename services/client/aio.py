@@ -26,7 +26,16 @@ import websockets
 from websockets.asyncio.client import ClientConnection, connect
 
 from schemas.envelopes import CommandResult, ViewRecord
-from schemas.gateway import GameInfo, GameList, LogAnswer, MatchList, MatchSummary, SeatToken, ViewMessage
+from schemas.gateway import (
+    GameInfo,
+    GameList,
+    LogAnswer,
+    MatchList,
+    MatchSummary,
+    SeatToken,
+    ViewMessage,
+    view_fields,
+)
 from services.client import common
 from services.client.errors import ClientError, RateLimited, Timeout, Unavailable, ws_error
 from services.client.http import MAX_RATE_RETRIES, MAX_RETRY_AFTER_S, MAX_SENT
@@ -218,7 +227,7 @@ class AsyncGatewayClient:
                                 continue
                             seen = record.version
                             yield record
-                            if record.view.get("finished"):
+                            if record.finished:
                                 return
             except ClientError:
                 raise
@@ -251,7 +260,7 @@ class AsyncGatewayClient:
 
 def _record(message: dict[str, Any]) -> ViewRecord:
     view = ViewMessage.model_validate(message)
-    return ViewRecord(match_id=view.match_id, key=view.key, version=view.version, view=view.view, legal=view.legal)
+    return ViewRecord(**view_fields(view))
 
 
 def _reason(error: BaseException) -> str:

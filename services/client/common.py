@@ -12,7 +12,7 @@ from urllib.parse import quote
 import httpx
 
 from schemas.envelopes import CommandResult, ViewRecord
-from schemas.gateway import IDEMPOTENCY_KEY, ViewAnswer
+from schemas.gateway import IDEMPOTENCY_KEY, ViewAnswer, view_fields
 from services.client.errors import BadRequest, InvalidOptions, Unavailable, error_for
 
 MAX_WAIT_S = 30  # the gateway's cap on wait_s
@@ -71,8 +71,7 @@ def view_key(key: str | int) -> str:
 
 def to_record(data: Any) -> ViewRecord:
     answer = ViewAnswer.model_validate(data)
-    return ViewRecord(match_id=answer.match_id, key=answer.key, version=answer.version, view=answer.view,
-                      legal=answer.legal)
+    return ViewRecord(**view_fields(answer))
 
 
 def to_result(data: Any) -> CommandResult:

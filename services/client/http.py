@@ -212,7 +212,7 @@ class GatewayClient:
             record = self.wait_view(match_id, key, seen + 1, timeout_s if timeout_s is not None else 3600.0, token)
             seen = record.version
             yield record
-            if record.view.get("finished"):
+            if record.finished:
                 return
 
     def log(self, match_id: str, token: str | None = None, after_version: int = 0) -> LogAnswer:

@@ -1,37 +1,18 @@
 """The games. Pure rules only: no I/O, no clock, no global random.
 
-``GAMES`` maps a game's name to the object implementing :class:`services.games.base.Game`.
+``GAMES`` maps a game's name to the object implementing :class:`services.games.base.Game`. The built-in
+games are declared as entry points of the group ``airship.games`` in ``pyproject.toml`` and loaded on first
+use; other games (test games, the benchmark game) are added with :func:`register` by the code that uses
+them (see :mod:`services.games.registry`).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from services.games.base import Command, Event, Game, Outcome, replay
 from services.games.errors import BadCommand, BadOptions, GameOver, IllegalMove, NotYourTurn, Rejected
-
-GAMES: dict[str, Game[Any]] = {}
-
-
-def register(game: Game[Any]) -> Game[Any]:
-    GAMES[game.name] = game
-    return game
-
-
-def get_game(name: str) -> Game[Any]:
-    try:
-        return GAMES[name]
-    except KeyError:
-        raise BadOptions(f"unknown game '{name}'; known games: {', '.join(sorted(GAMES))}") from None
-
-
-def _load_builtin() -> None:
-    from services.games import registry  # noqa: F401  (registers the built-in games)
-
+from services.games.registry import GAMES, builtin_games, default_seats, get_game, register
 
 __all__ = [
     "GAMES", "BadCommand", "BadOptions", "Command", "Event", "Game", "GameOver", "IllegalMove",
-    "NotYourTurn", "Outcome", "Rejected", "get_game", "register", "replay",
+    "NotYourTurn", "Outcome", "Rejected", "builtin_games", "default_seats", "get_game", "register", "replay",
 ]
-
-_load_builtin()

@@ -9,8 +9,12 @@ A game is a set of pure functions over an immutable state:
   :class:`~services.games.errors.Rejected` subclass. Never mutates.
 - ``evolve(state, event) -> state``: applies one event. No randomness, no validation, no I/O.
 - ``view(state, seat | None) -> dict``: what that seat (or a spectator, ``None``) may see; JSON-able.
-- ``legal_commands(state, seat) -> list[Command]``: every command ``decide`` would accept now
-  (large choices enumerated sensibly).
+- ``legal(state, seat) -> list[Choice]``: *every* command ``decide`` would accept now, as choices
+  (:mod:`schemas.legal`): one command each, or a command type with free fields described for the
+  client to expand (a bid's range, the cards of a hand). What ``decide`` accepts is covered, and what
+  the choices describe is accepted (the shared conformance suite checks both on random states).
+- ``legal_commands(state, seat) -> list[Command]``: a bounded concrete list drawn from ``legal``
+  (:func:`schemas.legal.concrete`) for search bots and PettingZoo action spaces.
 - ``outcome(state) -> Outcome | None``: None while running.
 - ``to_act(state) -> frozenset[int]``: the seats that have a decision to make now.
 
@@ -30,6 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
+
+from schemas.legal import Choice, concrete
 
 Seat = int
 Body = dict[str, Any]
@@ -106,6 +112,8 @@ class Game(Protocol, Generic[S]):
 
     def view(self, state: S, seat: Seat | None) -> Body: ...
 
+    def legal(self, state: S, seat: Seat) -> list[Choice]: ...
+
     def legal_commands(self, state: S, seat: Seat) -> list[Command]: ...
 
     def outcome(self, state: S) -> Outcome | None: ...
@@ -119,3 +127,8 @@ def replay(game: Game[S], events: list[Event]) -> S:
     for event in events:
         state = game.evolve(state, event)
     return state
+
+
+def commands_of(choices: list[Choice], seat: Seat, per_choice: int = 48) -> list[Command]:
+    """``legal_commands`` from ``legal``: every command of a small choice, a spread of a large one."""
+    return [Command(seat, kind, body) for kind, body in concrete(choices, per_choice)]

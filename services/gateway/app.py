@@ -41,6 +41,7 @@ from schemas.gateway import (
     SeatToken,
     SendCommand,
     ViewAnswer,
+    view_fields,
 )
 from schemas.registry import GAME_SCHEMAS
 from services import metrics
@@ -51,8 +52,7 @@ from services.gateway.limits import RateLimiter, SocketCounter
 from services.gateway.service import Gateway, Seat, scoped_id, summary
 from services.gateway.store import GatewayStore, connect_async
 from services.gateway.wire import Refused, encode, problem_response, read_body
-from services.logs import get_logger
-from services.pipeline.worker import error_text
+from services.logs import error_text, get_logger
 from services.settings import Settings
 
 log = get_logger("gateway")
@@ -359,5 +359,4 @@ def _result_or_pending(request: Request, match_id: str, key: str, result: Comman
 def _view(request: Request, record: Any) -> Response:
     if record is None:
         return Response(status_code=204)
-    return encode(request, ViewAnswer(match_id=record.match_id, key=record.key, version=record.version,
-                                      view=record.view, legal=record.legal))
+    return encode(request, ViewAnswer(**view_fields(record)))

@@ -19,8 +19,8 @@ from schemas.upcast import load_event
 from services.games import get_game
 from services.games.errors import BadOptions
 from services.games.rng import derive_rng
+from services.keys import Keys
 from services.pipeline.auth import hash_credential, new_token
-from services.pipeline.keys import Keys
 from services.pipeline.redis_backend import STATUSES, _meta_fields, _meta_from, lua
 from services.pipeline.redis_streams import FIELD, entries_of, text
 from services.pipeline.states import to_envelope

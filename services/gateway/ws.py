@@ -27,6 +27,7 @@ from schemas.gateway import (
     Unsubscribed,
     ViewMessage,
     WsCommand,
+    view_fields,
 )
 from services import metrics
 from services.gateway.hub import Update
@@ -185,9 +186,7 @@ class Session:
                         if record is not None and record.version > sent:
                             if msg.events:
                                 events_sent = await self._events(msg.match_id, game, seat, events_sent, record.version)
-                            self.send(ViewMessage.model_construct(match_id=record.match_id, key=record.key,
-                                                                  version=record.version, view=record.view,
-                                                                  legal=record.legal))
+                            self.send(ViewMessage.model_construct(**view_fields(record)))
                             sent = record.version
                     elif isinstance(notice, CommandResult) and seat is not None and notice.seat in (seat, None):
                         if notice.command_id in sub.own:

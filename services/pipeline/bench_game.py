@@ -1,6 +1,8 @@
 """Tally, a game for benchmarks of the pipeline: every seat may add 1-9 at any time; it never ends on
 its own (``max_total`` ends it). Its rules cost next to nothing, so a benchmark measures the pipeline.
-Not in the registry: ``airship bench`` loads it into its workers via ``AIRSHIP_GAME_MODULES``.
+Not a built-in game, and it does not register itself: ``airship bench`` registers it
+(:func:`services.bench.register_tally`) and gives it to the workers it starts through
+``AIRSHIP_GAME_MODULES=services.pipeline.bench_game:TALLY``; tests register it in their conftest.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from services.games import register
-from services.games.base import Command, Event, Outcome, Seat
+from schemas.legal import Choice, IntRange
+from services.games.base import Command, Event, Outcome, Seat, commands_of
 from services.games.errors import BadCommand, BadOptions, GameOver
 from services.games.fields import int_field
 
@@ -63,8 +65,13 @@ class Tally:
         return {"total": state.total, "to_act": sorted(self.to_act(state)), "finished": outcome is not None,
                 "outcome": outcome.as_dict() if outcome else None}
 
+    def legal(self, state: TallyState, seat: Seat) -> list[Choice]:
+        if seat not in self.to_act(state):
+            return []
+        return [Choice(type="add", free={"n": IntRange(min=1, max=9)})]
+
     def legal_commands(self, state: TallyState, seat: Seat) -> list[Command]:
-        return [Command(seat, "add", {"n": n}) for n in range(1, 10)] if seat in self.to_act(state) else []
+        return commands_of(self.legal(state, seat), seat)
 
     def outcome(self, state: TallyState) -> Outcome | None:
         if state.total < state.max_total:
@@ -75,4 +82,4 @@ class Tally:
         return frozenset(range(state.seats)) if state.total < state.max_total else frozenset()
 
 
-TALLY = register(Tally())
+TALLY = Tally()

@@ -158,5 +158,5 @@ class Client:
             record = self.wait_view(match_id, key, seen + 1, timeout_s if timeout_s is not None else 3600.0)
             seen = record.version
             yield record
-            if record.view.get("finished"):
+            if record.finished:
                 return

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from schemas.codec import pack, unpack
 from schemas.envelopes import CommandResult, EventEnvelope, MatchMeta, ViewRecord
-from services.pipeline.keys import DEFAULT_PARTITIONS, PROJECTORS_GROUP, WORKERS_GROUP, partition_of
+from services.keys import DEFAULT_PARTITIONS, PROJECTORS_GROUP, WORKERS_GROUP, partition_of
 from services.pipeline.memstream import MemStream
 from services.pipeline.ports import AppendOutcome, AppendStatus, Delivery, Pending
 

@@ -20,16 +20,19 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from redis.exceptions import RedisError
 
 from schemas.envelopes import EventEnvelope, ViewRecord
 from schemas.upcast import decode_event
 from services import metrics
-from services.logs import get_logger
+from services.logs import error_text, get_logger
+from services.pipeline.backoff import Backoff
 from services.pipeline.ports import Delivery, EventStore, ViewStore
 from services.pipeline.states import Loaded, StateCache, to_event
-from services.pipeline.worker import Backoff, bounded, error_text
+from services.pipeline.worker import bounded
+from services.settings import BLOCK_MS, CLAIM_EVERY_S, CLAIM_IDLE_MS, MAX_DELIVERIES, PROJECTOR_BATCH
 
 log = get_logger("projector")
 STORE_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
@@ -39,21 +42,22 @@ STORE_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
 def build_views(loaded: Loaded) -> list[ViewRecord]:
     """The public record and one record per seat for the state in ``loaded``."""
     game, state, match_id, version = loaded.game, loaded.state, loaded.meta.match_id, loaded.version
-    records = [ViewRecord(match_id=match_id, key="public", version=version, view=game.view(state, None))]
     acting = game.to_act(state)
+    result = game.outcome(state)
+    common: dict[str, Any] = {"match_id": match_id, "version": version, "to_act": sorted(acting),
+                              "finished": result is not None,
+                              "outcome": result.as_dict() if result is not None else None}
+    records = [ViewRecord(key="public", view=game.view(state, None), **common)]
     for seat in range(loaded.meta.seats):
-        legal = (
-            [{"type": c.type, "body": c.body} for c in game.legal_commands(state, seat)] if seat in acting else []
-        )
-        records.append(ViewRecord(match_id=match_id, key=str(seat), version=version,
-                                  view=game.view(state, seat), legal=legal))
+        legal = [c.wire() for c in game.legal(state, seat)] if seat in acting else []
+        records.append(ViewRecord(key=str(seat), view=game.view(state, seat), legal=legal, **common))
     return records
 
 
 class Projector:
-    def __init__(self, store: EventStore, views: ViewStore, consumer: str, batch_size: int = 256,
-                 block_ms: int = 1000, claim_idle_ms: int = 30_000, claim_every_s: float = 5.0,
-                 max_deliveries: int = 5) -> None:
+    def __init__(self, store: EventStore, views: ViewStore, consumer: str, batch_size: int = PROJECTOR_BATCH,
+                 block_ms: int = BLOCK_MS, claim_idle_ms: int = CLAIM_IDLE_MS, claim_every_s: float = CLAIM_EVERY_S,
+                 max_deliveries: int = MAX_DELIVERIES) -> None:
         self.store = store
         self.views = views
         self.consumer = consumer

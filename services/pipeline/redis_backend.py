@@ -1,7 +1,7 @@
 """The Redis backend: the event store and view store on Redis, with the command bus of
 :mod:`services.pipeline.redis_streams`. Same interfaces and semantics as the in-process backend.
 
-Layout (every key under ``<prefix>:{p}``, see :mod:`services.pipeline.keys`):
+Layout (every key under ``<prefix>:{p}``, see :mod:`services.keys`):
 
 - ``match:<id>:meta`` hash: match_id, game, seats, options (msgpack), status, version, created (ms),
   joined, reveal_log, ``cred:<seat>`` (sha256 of the seat token; the token itself is never stored).
@@ -39,8 +39,8 @@ import redis
 from schemas.codec import pack, pack_obj, unpack, unpack_obj
 from schemas.envelopes import EVENT_SCHEMA_VERSION, CommandResult, EventEnvelope, MatchMeta, ViewRecord
 from schemas.upcast import load_event
+from services.keys import PROJECTORS_GROUP, Keys
 from services.pipeline.client import Client
-from services.pipeline.keys import PROJECTORS_GROUP, Keys
 from services.pipeline.ports import AppendOutcome, AppendStatus, Delivery, Pending
 from services.pipeline.redis_streams import (
     FIELD,

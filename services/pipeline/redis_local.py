@@ -32,8 +32,7 @@ class LocalServices:
         for i in range(projectors):
             backend = self._backend()
             projector = Projector(backend.store, backend.views, f"local-{run}-projector-{i}",
-                                  settings.projector_batch_size, settings.block_ms, settings.claim_idle_ms,
-                                  settings.claim_every_s)
+                                  **settings.projector_options())
             self._add(projector.run, projector.stop, f"projector-{i}")
 
     def _backend(self) -> RedisBackend:

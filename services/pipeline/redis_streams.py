@@ -17,7 +17,7 @@ from typing import cast
 
 import redis
 
-from services.pipeline.keys import WORKERS_GROUP, Keys
+from services.keys import WORKERS_GROUP, Keys
 from services.pipeline.ports import Delivery, Pending
 
 FIELD = b"e"  # every stream entry carries its payload in one field

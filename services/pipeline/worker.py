@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from schemas.codec import DecodeError, pack_obj, unpack, unpack_obj
 from schemas.envelopes import CommandEnvelope, CommandResult, MatchMeta
@@ -31,9 +31,15 @@ from services.faults import fault_point
 from services.games.base import Command
 from services.games.errors import BadCommand, GameOver, NotYourTurn, Rejected, StaleVersion
 from services.games.rng import derive_rng
-from services.logs import get_logger
+from services.logs import error_text, get_logger
+from services.pipeline.backoff import Backoff
 from services.pipeline.ports import AppendStatus, CommandBus, Delivery, EventStore
 from services.pipeline.states import StateCache, to_envelope
+from services.settings import WorkerSettings
+
+# Defined elsewhere, importable from here: WorkerSettings (services.settings).
+__all__ = ["Retry", "Unanswerable", "Worker", "WorkerSettings", "bounded",
+           "salvage_ids", "without_credential"]
 
 log = get_logger("worker")
 REDACTED = "[redacted]"
@@ -45,39 +51,6 @@ class Retry(Exception):
 
 class Unanswerable(Exception):
     """Nobody can be answered (unknown match, unreadable envelope): record it as a dead letter."""
-
-
-@dataclass(frozen=True, slots=True)
-class WorkerSettings:
-    batch_size: int = 64
-    block_ms: int = 1000
-    max_deliveries: int = 5
-    claim_idle_ms: int = 30_000
-    claim_every_s: float = 5.0
-    conflict_retries: int = 8
-
-
-class Backoff:
-    """Growing pauses after consecutive failures of a service loop (a lost connection), reset on success."""
-
-    def __init__(self, first_s: float = 0.05, max_s: float = 2.0) -> None:
-        self.first_s = first_s
-        self.max_s = max_s
-        self._next_s = first_s
-
-    def next_s(self) -> float:
-        delay, self._next_s = self._next_s, min(self._next_s * 2, self.max_s)
-        return delay
-
-    def reset(self) -> None:
-        self._next_s = self.first_s
-
-
-def error_text(e: BaseException) -> str:
-    """An exception for a log line: its type and its message. (``repr`` of a redis-py 8 error is only
-    ``server:ResponseError``, dropping the server's message, e.g. the NOPERM saying which command was refused.)"""
-    message = str(e)
-    return f"{type(e).__name__}: {message}" if message else type(e).__name__
 
 
 MAX_REASON = 200  # a reason never echoes more than this of anything (a 10 MB key must not become a reason)

@@ -1,5 +1,6 @@
 """Views and events as text. Any view renders generically (``key: value`` lines, nested lists and maps
-compact on one line); a game can register a nicer board with :func:`register_renderer`."""
+compact on one line); a game can have a nicer board: declared by an entry point of ``airship.boards``, or
+registered with :func:`register_renderer`."""
 
 from __future__ import annotations
 
@@ -7,25 +8,27 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from schemas.envelopes import EventEnvelope
+from services.games.registry import Registry
 
 Renderer = Callable[[Mapping[str, Any]], str]
-RENDERERS: dict[str, Renderer] = {}
+RENDERERS: Registry[Renderer] = Registry("airship.boards", "board renderer")
+"""Game name -> its board renderer: the built-in ones declared by entry points of ``airship.boards`` in
+``pyproject.toml``, loaded on first use."""
 WIDTH = 100
 
 
 def register_renderer(game: str) -> Callable[[Renderer], Renderer]:
-    """Decorator: ``fn(view) -> str`` renders the board of ``game`` (instead of the generic text)."""
+    """Decorator: ``fn(view) -> str`` renders the board of ``game`` (instead of the generic text), for a game
+    that is not built in (a built-in game's board is declared by its entry point)."""
 
     def add(fn: Renderer) -> Renderer:
-        RENDERERS[game] = fn
+        RENDERERS.register(game, fn)
         return fn
 
     return add
 
 
 def render_board(game: str | None, view: Mapping[str, Any]) -> str:
-    from services.replay import boards  # noqa: F401  (registers the built-in games' boards)
-
     renderer = RENDERERS.get(game or "", render_generic)
     return renderer(view)
 

@@ -21,5 +21,6 @@ status -v`` shows them):
   ``python`` in health checks -> this interpreter.
 
 Modules: :mod:`.compose` (reading the file), :mod:`.plan` (the processes and the rewrites), :mod:`.run`
-(starting, probing and stopping them; the state directory), :mod:`.cli` (``airship stack``).
+(starting, probing and stopping them; the state directory); ``airship stack`` itself is
+:mod:`services.cli.stack`.
 """

@@ -16,11 +16,11 @@ import pytest
 from services.archive.archiver import ArchiveError, Archiver, pending_key
 from services.archive.files import archive_path
 from services.bots.base import RandomBot
+from services.bots.runner import play_match
 from services.faults import EXIT_CODE
 from services.pipeline.client import Client
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_local import LocalServices
-from services.pipeline.runner import play_match
 from services.replay.files import read_match
 from services.replay.transfer import load_match
 from services.settings import Settings

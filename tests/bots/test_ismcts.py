@@ -7,7 +7,7 @@ import random
 from services.bots.ismcts import ISMCTSBot, command_key
 from services.bots.tournament import run_tournament
 from services.games import get_game
-from services.games.moderne_zeiten import State
+from services.games.moderne_zeiten.state import State
 from tests.games.harness import start
 
 MZ = get_game("moderne-zeiten")

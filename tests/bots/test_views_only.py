@@ -11,9 +11,10 @@ import pytest
 
 from services.bots.base import Bot, CommandDict
 from services.bots.plugins import make_bot
+from services.bots.runner import play_match
 from services.games import get_game
 from services.games.base import Event
-from services.pipeline.runner import InProcess, play_match
+from services.pipeline.inprocess import InProcess
 from services.pipeline.states import to_event
 
 

@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-from services.builtin_games import builtin_games
 from services.chaos.run import ChaosOptions, run_chaos, table
+from services.games import builtin_games
 
 pytestmark = [pytest.mark.slow, pytest.mark.redis]
 

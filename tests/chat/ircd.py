@@ -182,5 +182,11 @@ def choose(help_text: str, rng: random.Random) -> str:
     listed = re.sub(r" \((write one|or any other)[^)]*\)$", "", listed)
     options = [re.sub(r"^\d+\) ", "", option) for option in listed.split(" | ")]
     option = rng.choice(options)
-    bids = re.fullmatch(r"bid (\d+)\.\.(\d+)", option)
-    return f"bid {rng.randint(int(bids[1]), int(bids[2]))}" if bids else option
+    bids = re.fullmatch(r"bid (\d+)(?:\.\.| to )(\d+)(?: \(millions\))?", option)
+    if bids:
+        return f"bid {rng.randint(int(bids[1]), int(bids[2]))}"
+    play = re.fullmatch(r"play any cards from your hand: (.*)", option)
+    if play:  # one kind of card from the hand, as many as a person might put down
+        count, industry = rng.choice([part.split(" ", 1) for part in play[1].split(", ")])
+        return f"play {rng.randint(1, int(count))} {industry}"
+    return option

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from schemas.envelopes import ViewRecord
 from services.chat.irc.tables import Tables
 from services.pipeline.client import Client
-from services.pipeline.runner import InProcess
+from services.pipeline.inprocess import InProcess
 
 
 class PumpedClient(Client):

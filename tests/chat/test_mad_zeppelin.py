@@ -1,6 +1,8 @@
 """Mad Zeppelin in chat: every legal command has a natural chat form that parses back to it (random reachable
-states, all seat counts, both modes), the help lists only commands that parse, garbage gets a helpful reply,
-and the board and events read as short text that never names another seat's hidden cards or Traitors."""
+states, all seat counts, both modes, ``legal`` as the view record carries it: choices, some open), the help
+lists only commands that parse and describes open choices in words, garbage gets a helpful reply, and the board
+and events read as short text that never names another seat's hidden cards or Traitors. Lists of single
+commands (what a client may pass after expanding the choices) work the same way."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemas.envelopes import EventEnvelope
+from schemas.legal import choices_from_wire, covered
 from services.chat.adapter import ChatError, get_adapter
 from services.chat.games.mad_zeppelin import MadZeppelinAdapter, cargo_of, traitor_of
 from services.chat.games.words import Problem
@@ -30,7 +33,18 @@ def playout(seed: int, seats: int, mode: str, steps: int) -> list[tuple[State, l
 
 
 def legal_of(state: State, seat: int) -> list[dict[str, Any]]:
-    return chat_helpers.legal_of(GAME, state, seat)
+    """The seat's ``legal`` as the view record carries it: the choices' wire form."""
+    return [choice.wire() for choice in GAME.legal(state, seat)]
+
+
+def canonical(command: dict[str, Any]) -> dict[str, Any]:
+    """The form chat reads a command back in: a throw's crates sorted, left out when there are none."""
+    body = dict(command["body"])
+    if command["type"] == "throw" and not body.get("crates", True):
+        del body["crates"]
+    elif command["type"] == "throw" and "crates" in body:
+        body["crates"] = sorted(body["crates"])
+    return {"type": command["type"], "body": body}
 
 
 def options_in(help_: str) -> list[str]:
@@ -40,15 +54,25 @@ def options_in(help_: str) -> list[str]:
 def check_state(state: State, seed: int) -> None:
     for seat in GAME.to_act(state):
         legal = legal_of(state, seat)
-        for command in legal:
-            text = MZ.format_command(command)
-            assert MZ.parse(text, legal) == command, text
+        choices = choices_from_wire(legal)
+        for choice in choices:
+            for body in choice.bodies():  # every command, the aliases of a throw's crates included
+                command = {"type": choice.type, "body": body}
+                text = MZ.format_command(command)
+                assert MZ.parse(text, legal) == canonical(command), text
+        flat = legal_commands_of(state, seat)  # a flat list of single commands works too
+        for command in flat:
+            assert MZ.parse(MZ.format_command(command), flat) == command
         help_ = MZ.describe_legal(legal)
         assert len(f"Your move. {help_}".encode()) <= 400, help_
         for option in options_in(help_):
             parsed = MZ.parse(option, legal)
             assert not isinstance(parsed, ChatError), (option, parsed)
-            assert parsed in legal, option
+            assert covered(choices, parsed["type"], parsed["body"]), option
+
+
+def legal_commands_of(state: State, seat: int) -> list[dict[str, Any]]:
+    return chat_helpers.legal_of(GAME, state, seat)
 
 
 @settings(max_examples=40, deadline=None)
@@ -80,7 +104,7 @@ def test_garbage_gets_a_helpful_reply_never_an_exception(text: str, seed: int, s
             if legal and text.strip():
                 assert "Legal now: " in parsed.message, parsed.message
         else:
-            assert parsed in legal, (text, parsed)
+            assert covered(choices_from_wire(legal), parsed["type"], parsed["body"]), (text, parsed)
             assert GAME.decide(state, Command(seat, parsed["type"], parsed["body"]), derive_rng(seed, 999))
 
 
@@ -212,3 +236,40 @@ def test_the_board_and_the_events_read_as_short_text() -> None:
 
 def test_the_adapter_is_registered() -> None:
     assert isinstance(MZ, MadZeppelinAdapter)
+
+
+def test_open_choices_are_described_in_words_and_read_in_any_order() -> None:
+    from services.games.mad_zeppelin.state import Phase
+    from tests.games.mad_zeppelin_helpers import act, table
+
+    state = table(2, traitors={0: ["captain", "geologist"], 1: ["taster", "lookout"]})
+    captain, _ = act(state, 0, "play_traitor", traitor="captain")
+    legal = legal_of(captain, 0)
+    assert any("free" in c for c in legal)
+    assert MZ.describe_legal(legal) == ("Legal now: ability captain | ability councillor | ability taster | throw "
+                                        "wood | end (or any other: ability + another Traitor's name)")
+    assert ok("ability doc", legal) == cmd("use_ability", traitor="doctor")
+
+    colours = state._replace(phase=Phase.COLOURS, dice=("white", "red", "white"))
+    legal = legal_of(colours, 0)
+    assert MZ.describe_legal(legal) == ("Legal now: colour 1 yellow | colour 3 yellow (or any other: colour + "
+                                        "white die + yellow, green, blue, red)")
+    assert ok("colour 3 red", legal) == cmd("choose_colour", die=2, colour="red")
+    assert reply("colour 2 red", legal).startswith("Die 2 is not white; the white dice: 1, 3.")
+
+    geologist, _ = act(state, 0, "play_traitor", traitor="geologist")
+    geologist, _ = act(geologist, 0, "use_ability")
+    legal = legal_of(geologist, 0)
+    assert MZ.describe_legal(legal) == ("Legal now: arrange 1 2 3 (or any other: arrange + the 3 cards in any order, "
+                                        "top first)")
+    assert ok("arrange 3 1 2", legal) == cmd("arrange_hold", order=[2, 0, 1])
+
+    crates = table(2, traitors={0: ["machinist", "guard"], 1: ["taster", "lookout"]}, gold={0: 0},
+                   hands={0: ["gold_cargo", "big_crate", "small_crate", "small_crate"]}, hold_top=["wood"])
+    crates, _ = act(crates, 0, "play_traitor", traitor="machinist")
+    legal = legal_of(crates, 0)
+    assert "pay with crates: throw gold with big crate" in MZ.describe_legal(legal)
+    paid = cmd("throw", card="gold_cargo", crates=["big_crate", "small_crate", "small_crate"])
+    assert ok("throw gold with small crate + big crate + small crate", legal) == paid
+    assert covered(choices_from_wire(legal), "throw", {"card": "gold_cargo", "crates": ["small_crate", "big_crate"]})
+    assert reply("throw gold", legal).startswith("That payment does not work; you can: throw gold with big crate")

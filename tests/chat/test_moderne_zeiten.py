@@ -1,6 +1,7 @@
 """Moderne Zeiten in chat: every legal command has a natural chat form that parses back to it (random
-reachable states), the help lists only commands that parse, garbage gets a helpful reply, and the board
-and events read as short text."""
+reachable states; ``legal`` as the view record carries it: choices, open ones for bids and plays), the help
+describes open choices in words and names only commands that parse, anything covered by a choice is read,
+garbage gets a helpful reply, and the board and events read as short text."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemas.envelopes import EventEnvelope
+from schemas.legal import choices_from_wire, concrete, covered
 from services.chat.adapter import ChatError, get_adapter
 from services.chat.games.moderne_zeiten import ModerneZeitenAdapter, industry_of, read_cards
 from services.games.base import Event
-from services.games.moderne_zeiten import GAME, State
+from services.games.moderne_zeiten.game import GAME
+from services.games.moderne_zeiten.state import State
 from services.games.rng import derive_rng
 from services.replay.render import render_board
 from tests.chat import chat_helpers
@@ -28,16 +31,30 @@ def playout(seed: int, seats: int, options: dict[str, bool], steps: int) -> list
 
 
 def legal_of(state: State, seat: int) -> list[dict[str, Any]]:
-    return chat_helpers.legal_of(GAME, state, seat)
+    """The seat's ``legal`` as its view record carries it: the choices' wire form."""
+    return [c.wire() for c in GAME.legal(state, seat)]
+
+
+def commands_of(legal: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Concrete commands of the choices: all of a small choice, a spread of a large one."""
+    return [{"type": kind, "body": body} for kind, body in concrete(choices_from_wire(legal))]
 
 
 def options_in(help_: str) -> list[str]:
-    """The concrete commands a help text lists (``bid 3..9`` gives its two ends)."""
+    """The commands a help text names (``bid 3 to 9 (millions)`` gives its two ends, ``play any cards from
+    your hand: 1 shipping, 2 telecom`` the whole hand and one card)."""
     listed = help_.removeprefix("Legal now: ").split(" (or any other")[0].split(" | ")
     out = []
     for option in listed:
-        bids = re.fullmatch(r"bid (\d+)\.\.(\d+)", option)
-        out += [f"bid {bids[1]}", f"bid {bids[2]}"] if bids else [option]
+        bids = re.fullmatch(r"bid (\d+) to (\d+) \(millions\)", option)
+        hand = re.fullmatch(r"play any cards from your hand: (.*)", option)
+        if bids:
+            out += [f"bid {bids[1]}", f"bid {bids[2]}"]
+        elif hand:
+            cards = hand[1].split(", ")
+            out += ["play " + " ".join(cards), "play 1 " + cards[-1].split()[1]]
+        else:
+            out.append(option.removesuffix(" (millions)"))
     return out
 
 
@@ -49,13 +66,14 @@ def test_every_legal_command_round_trips_through_its_chat_form(seed: int, seats:
     for state, _ in playout(seed, seats, options, steps)[-30:]:
         for seat in GAME.to_act(state):
             legal = legal_of(state, seat)
-            for command in legal:
+            choices = choices_from_wire(legal)
+            for command in commands_of(legal):
                 text = MZ.format_command(command)
                 assert MZ.parse(text, legal) == command, text
             for option in options_in(MZ.describe_legal(legal)):
                 parsed = MZ.parse(option, legal)
                 assert not isinstance(parsed, ChatError), (option, parsed)
-                assert parsed in legal or parsed["type"] == "bid", option
+                assert covered(choices, parsed["type"], parsed["body"]), option
 
 
 GARBAGE = st.one_of(
@@ -89,7 +107,13 @@ def _command(seat: int, parsed: dict[str, Any]) -> Any:
     return Command(seat, parsed["type"], parsed["body"])
 
 
-AUCTION = [{"type": "pass", "body": {}}] + [{"type": "bid", "body": {"amount": a}} for a in (4, 5, 6, 8, 13, 15)]
+BIDS_4_TO_15 = {"amount": {"kind": "int", "min": 4, "max": 15}}
+AUCTION = [{"type": "pass", "body": {}}, {"type": "bid", "body": {}, "free": BIDS_4_TO_15}]
+HAND = {"shipping": 1, "aviation": 3, "telecom": 1}
+ANY_OF_HAND = {"cards": {"kind": "counts", "max": HAND, "min_total": 1, "max_total": 5}}
+OPEN_TURN = [{"type": "draw", "body": {}}, {"type": "play", "body": {}, "free": ANY_OF_HAND}]
+ONLY_MOVE = [*OPEN_TURN, {"type": "play", "body": {"cards": {}}}]
+LISTED_BIDS = [{"type": "pass", "body": {}}] + [{"type": "bid", "body": {"amount": a}} for a in (4, 5, 6, 8, 13, 15)]
 TURN = [{"type": "draw", "body": {}}] + [{"type": "play", "body": {"cards": c}} for c in (
     {"shipping": 1}, {"aviation": 1}, {"aviation": 2}, {"aviation": 3}, {"telecom": 1},
     {"shipping": 1, "aviation": 3, "telecom": 1}, {"aviation": 1, "telecom": 1}, {"shipping": 1, "telecom": 1},
@@ -104,7 +128,9 @@ def test_natural_forms() -> None:
         return parsed
 
     assert ok("bid 5", AUCTION) == {"type": "bid", "body": {"amount": 5}}
-    assert ok("  BID 7 ", AUCTION) == {"type": "bid", "body": {"amount": 7}}  # not listed, but in range
+    assert ok("  BID 7 ", AUCTION) == {"type": "bid", "body": {"amount": 7}}  # anywhere in the range
+    assert ok("bid 15", AUCTION) == {"type": "bid", "body": {"amount": 15}}
+    assert ok("bid 13", LISTED_BIDS) == {"type": "bid", "body": {"amount": 13}}
     assert ok("9", AUCTION) == {"type": "bid", "body": {"amount": 9}}
     assert ok("bid amount=6", AUCTION) == {"type": "bid", "body": {"amount": 6}}
     assert ok("pass", AUCTION) == ok("p", AUCTION) == {"type": "pass", "body": {}}
@@ -113,6 +139,11 @@ def test_natural_forms() -> None:
     for text in ("play 3 aviation 1 shipping 1 telecom", "play aviation 3, ship, tel", "play 3x avi and 1 ship 1 tel",
                  "play avi avi avi ship telecommunications", "play cards=aviation:3,shipping:1,telecom:1"):
         assert ok(text, TURN) == three, text
+    for turn in (TURN, OPEN_TURN):
+        assert ok("play 2 avi", turn) == {"type": "play", "body": {"cards": {"aviation": 2}}}
+    two_and_one = {"type": "play", "body": {"cards": {"aviation": 2, "telecom": 1}}}
+    assert ok("play 2 aviation 1 telecom", OPEN_TURN) == two_and_one
+    assert ok("play nothing", ONLY_MOVE) == ok("play", ONLY_MOVE) == {"type": "play", "body": {"cards": {}}}
     assert ok("move aviation", MOVING) == ok("aviation", MOVING) == ok("fly to avi", MOVING) == \
         {"type": "move", "body": {"to": "aviation"}}
     assert ok("finish", MOVING) == {"type": "move", "body": {"to": "finish"}}
@@ -129,10 +160,21 @@ def test_mistakes_are_answered_with_what_is_legal() -> None:
         assert isinstance(parsed, ChatError), parsed
         return parsed.message
 
-    assert reply("bid 3", AUCTION) == "You can bid 4 to 15. Legal now: bid 4..15 | pass"
+    assert reply("bid 3", AUCTION) == "You can bid 4 to 15. Legal now: bid 4 to 15 (millions) | pass"
+    assert reply("bid 16", AUCTION).startswith("You can bid 4 to 15.")
+    assert reply("bid 7", LISTED_BIDS).startswith("You can bid 4 to 15.")  # a list: only what it lists
     assert reply("bid", AUCTION).startswith("Bid a whole number of millions, like 'bid 4'.")
-    assert reply("draw", AUCTION) == "You cannot draw now. Legal now: bid 4..15 | pass"
-    assert reply("hello there", AUCTION) == "Unknown command 'hello'. Legal now: bid 4..15 | pass"
+    assert reply("draw", AUCTION) == "You cannot draw now. Legal now: bid 4 to 15 (millions) | pass"
+    assert reply("hello there", AUCTION) == "Unknown command 'hello'. Legal now: bid 4 to 15 (millions) | pass"
+    assert MZ.describe_legal(OPEN_TURN) == ("Legal now: draw | play any cards from your hand: "
+                                            "1 shipping, 3 aviation, 1 telecom")
+    assert MZ.describe_legal(ONLY_MOVE).endswith("| play nothing | play any cards from your hand: "
+                                                 "1 shipping, 3 aviation, 1 telecom")
+    assert reply("play 4 aviation", OPEN_TURN).startswith("You have only 3 aviation in hand.")
+    assert reply("play 1 automobile", OPEN_TURN).startswith("You have only 0 automobile in hand.")
+    assert reply("play", OPEN_TURN).startswith("Play what?")
+    assert reply("play 2 telecom 3 aviation 1 shipping", TURN).startswith("You have only 1 telecom in hand.")
+    assert reply("play 2 aviation 1 telecom", TURN).startswith("You cannot play 2 aviation, 1 telecom now.")
     assert reply("play 4 aviation", TURN).startswith("You have only 3 aviation in hand.")
     assert reply("play 2 zeppelins", TURN).startswith("'zeppelins' is not an industry")
     assert reply("play 2", TURN).startswith("'2' of what?")

@@ -13,7 +13,7 @@ from services.chat.session import ChatSession
 from services.chat.terminal import run_chat
 from services.games.errors import BadOptions
 from services.pipeline.client import Client
-from services.pipeline.runner import InProcess
+from services.pipeline.inprocess import InProcess
 from services.pipeline.worker import WorkerSettings
 
 

@@ -8,9 +8,9 @@ from schemas.envelopes import ViewRecord
 from services.bots.base import Bot, RandomBot
 from services.bots.examples.greedy import Greedy
 from services.bots.plugins import make_bot
+from services.bots.runner import play_match
 from services.bots.sdk import SeatRunner, play_seat
 from services.client import GatewayClient
-from services.pipeline.runner import play_match
 from tests.client.helpers import run_threads
 from tests.gateway.stack import GatewayStack
 

@@ -18,8 +18,7 @@ from hypothesis import strategies as st
 from schemas.codec import pack, pack_obj
 from schemas.envelopes import CommandEnvelope
 from services import metrics
-from services.builtin_games import builtin_games
-from services.games import get_game
+from services.games import builtin_games, get_game
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.worker import Worker, WorkerSettings
 from tests.fuzz.arena import Arena

@@ -18,7 +18,7 @@ from services.games.mad_zeppelin.data import (
     TARGETS,
     TRAITOR_KEYS,
 )
-from services.games.mad_zeppelin.state import Player, State
+from services.games.mad_zeppelin.state import Phase, Player, State
 from services.games.rng import derive_rng
 
 DECK = Counter(ALL_CARDS)
@@ -66,7 +66,7 @@ def table(
     assert all(n >= 0 for n in left.values()), "more cards than the game has"
     hold = tuple(hold_top) + tuple(k for k in (*CARGO_KINDS, JOURNEY) for _ in range(left[k]))
     return State(
-        seats=seats, mode=mode, target=TARGETS[mode], phase="play",
+        seats=seats, mode=mode, target=TARGETS[mode], phase=Phase.PLAY,
         safe=SAFE_GOLD - sum(p.gold for p in players),
         hold=hold, journeys=journeys, players=players, turn=1, leader=leader, round=1, seat=leader,
         airsick=tuple(rest[:sick]), pool=tuple(rest[sick:]), dice=tuple(dice), notes=((),) * seats,
@@ -109,12 +109,12 @@ def card_counts(state: State) -> Counter[str]:
 
 def check_conservation(state: State) -> None:
     """Gold: Safe + players = 30. Cards: every Cargo and Journey card somewhere. Traitors: all 14."""
-    if state.seats == 0 or (state.phase == "setup" and not state.hold):
+    if state.seats == 0 or (state.phase == Phase.SETUP and not state.hold):
         return  # before the Hold is prepared
     assert state.safe + sum(p.gold for p in state.players) == SAFE_GOLD, "Gold not conserved"
     assert state.safe >= 0 and min(p.gold for p in state.players) >= 0, "negative Gold"
     assert dict.__eq__(card_counts(state), DECK), "cards not conserved"
-    if state.phase in ("roll", "colours", "play", "actions", "turn_end"):
+    if state.phase in (Phase.ROLL, Phase.COLOURS, Phase.PLAY, Phase.ACTIONS, Phase.TURN_END):
         traitors = [*state.airsick, *state.pool, *(p.traitor for p in state.plays)]
         for p in state.players:
             traitors.extend(p.traitors)

@@ -9,7 +9,7 @@ from typing import Any
 from services.games.base import Command, Event
 from services.games.moderne_zeiten import GAME
 from services.games.moderne_zeiten.data import INDUSTRIES, counts_of
-from services.games.moderne_zeiten.state import AUCTION, NO_CARDS, NOBODY, TURN, State
+from services.games.moderne_zeiten.state import NO_CARDS, NOBODY, Phase, State
 
 SHIP, AVI, HIGH, AUTO, TEL = range(5)
 
@@ -39,7 +39,7 @@ def turn_state(
     """A state where ``current`` is to draw or play, first turn of round 1 (start player = current)."""
     s = started(seats, **(options or {}))
     s = s._replace(
-        phase=TURN, current=current, start_player=current, round=1,
+        phase=Phase.TURN, current=current, start_player=current, round=1,
         hands=hands_of(seats, hands or {}), played=hands_of(seats, played or {}),
     )
     if stack is not None:
@@ -61,7 +61,7 @@ def majorities(s: State) -> tuple[int, ...]:
 def auction_state(
     seats: int = 4, start: int = 0, lot: tuple[int, ...] = (AVI, AVI, TEL), **changes: Any
 ) -> State:
-    s = started(seats)._replace(phase=AUCTION, start_player=start, bidder=start, round=1, lot=lot)
+    s = started(seats)._replace(phase=Phase.AUCTION, start_player=start, bidder=start, round=1, lot=lot)
     return s._replace(**changes)
 
 

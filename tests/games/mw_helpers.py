@@ -10,7 +10,7 @@ from services.games.base import Command, Event
 from services.games.modern_world import GAME
 from services.games.modern_world.codec import event_ids, market_ids, res_ids, token_tuple
 from services.games.modern_world.data import EVENTS, MARKETS, RESOURCE_COPIES, RESOURCES
-from services.games.modern_world.state import Auction, Player, State
+from services.games.modern_world.state import PHASE_OF, Auction, Phase, Player, State
 from tests.games.harness import start
 
 
@@ -49,7 +49,7 @@ def full_resource_deck() -> tuple[int, ...]:
 
 def state(
     players: Sequence[Player],
-    phase: str,
+    phase: Phase | str,
     *,
     queue: Sequence[int] = (),
     tableau: Sequence[str] = (),
@@ -62,7 +62,7 @@ def state(
     n = len(players)
     return State(
         seats=n,
-        phase=phase,
+        phase=PHASE_OF[phase],
         turn=1,
         players=tuple(players),
         queue=tuple(queue),

@@ -12,8 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.builtin_games import builtin_games
-from services.games import get_game
+from services.games import builtin_games, get_game
 from services.games.base import Event, Game
 from services.games.rng import derive_rng
 from services.pipeline.states import to_envelope

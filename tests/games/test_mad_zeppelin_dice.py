@@ -45,7 +45,7 @@ def test_white_die_the_leader_chooses_a_colour_before_anyone_plays() -> None:
 
 def test_white_die_cannot_be_given_black_or_white() -> None:
     state = _drafted(3, Rigged("white"))
-    with pytest.raises(Exception, match="'colour' must be one of blue, green, red, yellow"):
+    with pytest.raises(Exception, match="'colour': Input should be 'yellow', 'green', 'blue' or 'red'"):
         act(state, state.leader, "choose_colour", die=0, colour="black")
 
 

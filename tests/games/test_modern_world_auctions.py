@@ -5,16 +5,17 @@ from __future__ import annotations
 import pytest
 
 from services.games.errors import IllegalMove
+from services.games.modern_world import flow
 from services.games.modern_world.codec import market_names
 from services.games.modern_world.data import INFLUENCE, MARKET_INDEX, MONEY, VICTORY
-from services.games.modern_world.flow import Flow
-from services.games.modern_world.state import LEADER, MARKET, RESOURCE, State
+from services.games.modern_world.flow import new_tape
+from services.games.modern_world.state import Phase, State
 from tests.games.mw_helpers import Dice, auction, of_type, play, player, state, types
 
 
 def leader_auction(seats: int = 3, leader: int = 1, **kw: object) -> State:
     players = [player(influence=10, money=2) for _ in range(seats)]
-    return state(players, LEADER, leader=leader, auction=auction(None, leader), **kw)
+    return state(players, Phase.LEADER, leader=leader, auction=auction(None, leader), **kw)
 
 
 def test_leader_auction_starts_with_the_current_leader() -> None:
@@ -53,7 +54,7 @@ def test_auction_ends_when_every_other_player_passed_since_the_last_bid() -> Non
     s, _ = play(s, 0, "bid", amount=2)
     s, _ = play(s, 1, "bid", amount=5)
     s, _ = play(s, 2, "pass")
-    assert s.phase == LEADER
+    assert s.phase == Phase.LEADER
     s, events = play(s, 0, "pass")
     assert of_type(events, "AuctionWon")[0].body == {"seat": 1, "bid": 5, "card": None, "reward": {}}
     assert s.leader == 1
@@ -74,14 +75,14 @@ def test_no_bids_the_leader_keeps_the_marker() -> None:
     s, _ = play(s, 0, "pass")
     s, events = play(s, 1, "pass")
     assert "AuctionUnsold" in types(events)
-    assert s.leader == 2 and s.phase == MARKET
+    assert s.leader == 2 and s.phase == Phase.MARKET
 
 
 def test_market_phase_draws_players_minus_one_cards() -> None:
     for seats in (2, 4, 6):
         s = leader_auction(seats=seats, leader=0)
-        f = Flow(s, Dice())
-        f.begin(MARKET)
+        f = new_tape(s, Dice())
+        flow.begin(f, Phase.MARKET)
         assert len(f.state.market_row) == seats - 1
         assert of_type(f.events, "MarketCardsDrawn")[0].body["cards"] == market_names(range(seats - 1))
 
@@ -92,7 +93,7 @@ def test_market_auctions_start_with_the_new_leader() -> None:
     s, _ = play(s, 1, "bid", amount=1)
     s, _ = play(s, 2, "pass")
     s, _ = play(s, 0, "pass")
-    assert s.phase == MARKET and s.leader == 1
+    assert s.phase == Phase.MARKET and s.leader == 1
     assert s.auction is not None and s.auction.turn == 1 and s.auction.card == 0
 
 
@@ -100,7 +101,7 @@ def market(row: list[str], leader: int = 0, seats: int = 3) -> State:
     players = [player(influence=10) for _ in range(seats)]
     ids = tuple(MARKET_INDEX[c] for c in row)
     deck = tuple(i for i in range(25) if i not in ids)
-    s = state(players, MARKET, leader=leader, market_row=ids, auction=auction(row[0], leader))
+    s = state(players, Phase.MARKET, leader=leader, market_row=ids, auction=auction(row[0], leader))
     return s._replace(market_deck=deck)
 
 
@@ -124,14 +125,14 @@ def test_unsold_market_card_is_discarded() -> None:
     assert "AuctionUnsold" in types(events)
     assert s.market_discard == (MARKET_INDEX["Middle East"],)
     assert all(p.tokens[VICTORY] == 0 for p in s.players)
-    assert s.phase == RESOURCE
+    assert s.phase == Phase.RESOURCE
 
 
 def test_market_deck_reshuffles_its_discard_when_it_runs_out() -> None:
     s = leader_auction(seats=4, leader=0)
     s = s._replace(market_deck=(3,), market_discard=(7, 8, 9, 10))
-    f = Flow(s, Dice())
-    f.begin(MARKET)
+    f = new_tape(s, Dice())
+    flow.begin(f, Phase.MARKET)
     drawn = ["PhaseStarted", "MarketCardsDrawn", "MarketDeckReshuffled", "MarketCardsDrawn"]
     assert types(f.events)[:4] == drawn
     reshuffle = of_type(f.events, "MarketDeckReshuffled")[0]
@@ -143,6 +144,6 @@ def test_market_deck_reshuffles_its_discard_when_it_runs_out() -> None:
 def test_market_phase_skipped_goes_to_the_resource_phase() -> None:
     s = leader_auction(leader=0)
     s = s._replace(skipped=("market",))
-    f = Flow(s, Dice())
-    f.begin(MARKET)
-    assert f.state.phase == RESOURCE and not f.state.market_row
+    f = new_tape(s, Dice())
+    flow.begin(f, Phase.MARKET)
+    assert f.state.phase == Phase.RESOURCE and not f.state.market_row

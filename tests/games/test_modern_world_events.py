@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from services.games.modern_world import flow
 from services.games.modern_world.codec import event_names
 from services.games.modern_world.data import (
     ACTION,
@@ -20,17 +21,17 @@ from services.games.modern_world.data import (
     VICTORY,
     EventCard,
 )
-from services.games.modern_world.flow import Flow
+from services.games.modern_world.flow import Flow, new_tape
 from services.games.modern_world.happenings import resolve_event
-from services.games.modern_world.state import END, MARKET, Player
+from services.games.modern_world.state import Phase, Player
 from tests.games.mw_helpers import Dice, of_type, player, state, types
 
 FULL = {name: 12 for name in TOKEN_INDEX}
 
 
 def resolve(card: str, players: list[Player], rolls: Sequence[int] = (), picks: Sequence[int] = ()) -> Flow:
-    s = state(players, END, event_deck=[card, "Trade War"])
-    f = Flow(s, Dice(rolls, picks))
+    s = state(players, Phase.END, event_deck=[card, "Trade War"])
+    f = new_tape(s, Dice(rolls, picks))
     resolve_event(f)
     return f
 
@@ -91,13 +92,13 @@ def test_player_with_highest_capacity_loses_10_victory_tokens_down_to_zero(card:
     [("Trade War", "trade"), ("Stock Market Crash", "investment"), ("Global Economic Crisis", "market")],
 )
 def test_skip_phase_events_skip_that_phase_this_turn_only(card: str, phase: str) -> None:
-    s = state([player(), player()], END, event_deck=[card, "Peace Talks", "Trade War"])
-    f = Flow(s, Dice(rolls=[1, 1]))
-    f.start_turn()
+    s = state([player(), player()], Phase.END, event_deck=[card, "Peace Talks", "Trade War"])
+    f = new_tape(s, Dice(rolls=[1, 1]))
+    flow.start_turn(f)
     assert f.state.skipped == (phase,)
     assert {"phase": phase, "seat": None} in [e.body for e in of_type(f.events, "SkipOrdered")]
-    f.state = f.state._replace(phase=END)
-    f.start_turn()
+    f = new_tape(f.state._replace(phase=Phase.END), f.rng)
+    flow.start_turn(f)
     assert f.state.skipped == ()
 
 
@@ -169,12 +170,12 @@ def test_random_player_gains_or_loses_1d6(card: str, token: str, sign: int) -> N
 
 
 def test_emerging_markets_adds_two_market_cards_this_turn() -> None:
-    s = state([player(), player(), player()], END, event_deck=["Emerging Markets", "Trade War"])
-    f = Flow(s, Dice())
-    f.start_turn()
+    s = state([player(), player(), player()], Phase.END, event_deck=["Emerging Markets", "Trade War"])
+    f = new_tape(s, Dice())
+    flow.start_turn(f)
     assert f.state.extra_markets == 2
-    f.state = f.state._replace(auction=None)
-    f.begin(MARKET)
+    f = new_tape(f.state._replace(auction=None), f.rng)
+    flow.begin(f, Phase.MARKET)
     assert len(f.state.market_row) == 2 + 2
 
 
@@ -188,7 +189,7 @@ def test_every_event_card_resolves_and_is_discarded_unless_permanent() -> None:
 
 
 def test_skip_build_is_cleared_next_turn() -> None:
-    s = state([player(), player()], END, event_deck=["Trade War"], skip_build=(0,))
-    f = Flow(s, Dice())
-    f.start_turn()
+    s = state([player(), player()], Phase.END, event_deck=["Trade War"], skip_build=(0,))
+    f = new_tape(s, Dice())
+    flow.start_turn(f)
     assert f.state.skip_build == ()

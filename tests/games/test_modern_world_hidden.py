@@ -6,7 +6,7 @@ import random
 
 from services.games.base import Command
 from services.games.modern_world.codec import res_ids
-from services.games.modern_world.state import State
+from services.games.modern_world.state import Phase, State
 from tests.games.harness import random_playout
 from tests.games.mw_helpers import GAME, new_match
 
@@ -65,7 +65,7 @@ def test_deck_orders_are_invisible_to_everyone() -> None:
 
 def test_trade_contents_are_invisible_to_third_parties() -> None:
     s = _with_hand(_with_hand(_midgame(), 0, ["Oil"]), 1, ["Law"])
-    s = s._replace(phase="trade", queue=(), done=(), trades=(), proposals=(0, 0, 0, 0), auction=None)
+    s = s._replace(phase=Phase.TRADE, queue=(), done=(), trades=(), proposals=(0, 0, 0, 0), auction=None)
     rng = random.Random(0)
     events = GAME.decide(s, Command(0, "propose_trade", {"to": 1, "give_cards": ["Oil"]}), rng)
     a = GAME.evolve(s, events[0])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services.games.errors import IllegalMove, NotYourTurn
+from services.games.modern_world import flow
 from services.games.modern_world.codec import res_ids, res_names
 from services.games.modern_world.data import (
     ACTION,
@@ -17,8 +18,8 @@ from services.games.modern_world.data import (
     TOKENS,
     VICTORY,
 )
-from services.games.modern_world.flow import Flow
-from services.games.modern_world.state import BUILD, END, INVESTMENT, LEADER, OVER, RESOURCE, TRADE, State
+from services.games.modern_world.flow import new_tape
+from services.games.modern_world.state import Phase, State
 from tests.games.mw_helpers import Dice, of_type, play, player, state, types
 
 TEN = ["Government", "Science", "Agriculture", "Mining", "Finance",
@@ -30,9 +31,9 @@ TEN = ["Government", "Science", "Agriculture", "Mining", "Finance",
 
 def test_production_gives_baseline_plus_cards_in_play_plus_permanent_events() -> None:
     p = player(in_play=["Finance", "Military", "Media"], permanents=["Poverty", "Fast Growth"])
-    s = state([p, player()], END, event_deck=["Trade War", "Pandemic"])
-    f = Flow(s, Dice())
-    f.start_turn()
+    s = state([p, player()], Phase.END, event_deck=["Trade War", "Pandemic"])
+    f = new_tape(s, Dice())
+    flow.start_turn(f)
     gains = of_type(f.events, "TokensProduced")[0].body["gains"]
     assert gains[0] == {"victory": 2, "influence": 13, "money": 7, "materials": 3, "labor": 4,
                         "research": 3, "action": 3}
@@ -44,17 +45,17 @@ def test_production_gives_baseline_plus_cards_in_play_plus_permanent_events() ->
 def test_capacity_never_drops_below_zero() -> None:
     p = player(permanents=["Human Rights Abuses", "Minority Oppression"])
     assert p.capacity()[VICTORY] == 0
-    s = state([p, player()], END, event_deck=["Trade War"])
-    f = Flow(s, Dice())
-    f.start_turn()
+    s = state([p, player()], Phase.END, event_deck=["Trade War"])
+    f = new_tape(s, Dice())
+    flow.start_turn(f)
     assert "victory" not in of_type(f.events, "TokensProduced")[0].body["gains"][0]
     assert f.state.players[0].tokens[VICTORY] == 0
 
 
 def test_permanent_event_changes_capacity_from_the_next_production_on() -> None:
-    s = state([player(), player()], END, event_deck=["Entrepreneurship", "Trade War"])
-    f = Flow(s, Dice(picks=[1]))
-    f.start_turn()
+    s = state([player(), player()], Phase.END, event_deck=["Entrepreneurship", "Trade War"])
+    f = new_tape(s, Dice(picks=[1]))
+    flow.start_turn(f)
     assert f.state.players[1].tokens[MONEY] == 4  # this turn's production came first
     assert f.state.players[1].capacity()[MONEY] == 5
 
@@ -63,26 +64,26 @@ def test_permanent_event_changes_capacity_from_the_next_production_on() -> None:
 
 
 def test_game_ends_at_the_start_of_a_turn_when_the_resource_deck_is_empty() -> None:
-    s = state([player(victory=4), player(victory=9)], END, deck=[], tableau=TEN)
-    f = Flow(s, Dice())
-    f.start_turn()
+    s = state([player(victory=4), player(victory=9)], Phase.END, deck=[], tableau=TEN)
+    f = new_tape(s, Dice())
+    flow.start_turn(f)
     assert types(f.events) == ["GameEnded"]
-    assert f.state.phase == OVER and f.state.outcome is not None
+    assert f.state.phase == Phase.OVER and f.state.outcome is not None
     assert f.state.outcome.winners == (1,) and f.state.outcome.scores == (4, 9)
     assert f.state.outcome.detail["reason"] == "resource deck empty"
 
 
 def test_game_ends_at_the_start_of_a_turn_when_the_event_deck_is_empty() -> None:
-    s = state([player(victory=4), player(victory=2)], END, event_deck=[])
-    f = Flow(s, Dice())
-    f.start_turn()
+    s = state([player(victory=4), player(victory=2)], Phase.END, event_deck=[])
+    f = new_tape(s, Dice())
+    flow.start_turn(f)
     assert f.state.outcome is not None and f.state.outcome.detail["reason"] == "event deck empty"
 
 
 def test_tied_most_victory_tokens_share_the_win() -> None:
-    s = state([player(victory=7), player(victory=3), player(victory=7)], END, deck=[])
-    f = Flow(s, Dice())
-    f.start_turn()
+    s = state([player(victory=7), player(victory=3), player(victory=7)], Phase.END, deck=[])
+    f = new_tape(s, Dice())
+    flow.start_turn(f)
     assert f.state.outcome is not None and f.state.outcome.winners == (0, 2)
 
 
@@ -91,7 +92,7 @@ def test_tied_most_victory_tokens_share_the_win() -> None:
 
 def resource_phase(*players: State | object, tableau: list[str] = TEN, deck: list[str] | None = None,
                    queue: tuple[int, ...] = (0, 1)) -> State:
-    return state(list(players), RESOURCE, tableau=tableau, queue=queue,  # type: ignore[arg-type]
+    return state(list(players), Phase.RESOURCE, tableau=tableau, queue=queue,  # type: ignore[arg-type]
                  deck=["Law", "Water", "Cities"] if deck is None else deck)
 
 
@@ -147,14 +148,14 @@ def test_empty_deck_leaves_gaps_at_the_expensive_end() -> None:
 def test_resource_phase_ends_into_investment_in_turn_order() -> None:
     s = resource_phase(player(hand=["Finance"]), player(), queue=(0,))
     s, _ = play(s, 0, "done")
-    assert s.phase == INVESTMENT and s.queue == (0,)  # seat 1 has no cards to invest
+    assert s.phase == Phase.INVESTMENT and s.queue == (0,)  # seat 1 has no cards to invest
 
 
 # ---------------------------------------------------------------------------------------- investment
 
 
 def invest_one(card: str) -> dict[str, int]:
-    s = state([player(hand=[card]), player()], INVESTMENT, queue=(0,))
+    s = state([player(hand=[card]), player()], Phase.INVESTMENT, queue=(0,))
     s, _ = play(s, 0, "invest", cards=[card])
     assert not s.players[0].hand and s.resource_discard == res_ids([card])
     return {TOKENS[i]: n for i, n in enumerate(s.players[0].tokens) if n}
@@ -173,7 +174,7 @@ def test_investing_industry_gives_3_materials_and_3_research() -> None:
 
 
 def test_investing_several_cards_at_once_gives_three_times_each() -> None:
-    s = state([player(hand=["Media", "Media", "Oil"]), player()], INVESTMENT, queue=(0,))
+    s = state([player(hand=["Media", "Media", "Oil"]), player()], Phase.INVESTMENT, queue=(0,))
     s, events = play(s, 0, "invest", cards=["Media", "Oil"])
     assert of_type(events, "CardsInvested")[0].body["gains"] == {"victory": 3, "influence": 6, "money": 6}
     assert res_names(s.players[0].hand) == ["Media"]
@@ -182,16 +183,16 @@ def test_investing_several_cards_at_once_gives_three_times_each() -> None:
 
 
 def test_investment_skipped_goes_to_trade() -> None:
-    s = state([player(hand=["Media"]), player()], RESOURCE, queue=(0,), skipped=("investment",))
+    s = state([player(hand=["Media"]), player()], Phase.RESOURCE, queue=(0,), skipped=("investment",))
     s, events = play(s, 0, "done")
-    assert s.phase == TRADE and {"phase": "investment", "seat": None} in [e.body for e in events]
+    assert s.phase == Phase.TRADE and {"phase": "investment", "seat": None} in [e.body for e in events]
 
 
 # ---------------------------------------------------------------------------------------- build
 
 
 def build_phase(*players: object, queue: tuple[int, ...] = (0,)) -> State:
-    return state(list(players), BUILD, queue=queue)  # type: ignore[arg-type]
+    return state(list(players), Phase.BUILD, queue=queue)  # type: ignore[arg-type]
 
 
 def test_first_build_costs_5_materials_and_5_labor() -> None:
@@ -235,9 +236,9 @@ def test_cannot_build_a_card_not_in_hand() -> None:
 
 
 def test_civil_war_victim_skips_the_build_phase() -> None:
-    s = state([player(hand=["Media"]), player(hand=["Media"])], TRADE, done=(1,), skip_build=(0,))
+    s = state([player(hand=["Media"]), player(hand=["Media"])], Phase.TRADE, done=(1,), skip_build=(0,))
     s, events = play(s, 0, "done")
-    assert s.phase == BUILD and s.queue == (1,)
+    assert s.phase == Phase.BUILD and s.queue == (1,)
     assert {"phase": "build", "seat": 0} in [e.body for e in of_type(events, "PhaseSkipped")]
 
 
@@ -246,28 +247,28 @@ def test_civil_war_victim_skips_the_build_phase() -> None:
 
 def test_end_phase_discards_down_to_seven_choosing_which() -> None:
     hand = ["Media"] * 4 + ["Oil"] * 4 + ["Law"]
-    s = state([player(hand=hand), player(hand=["Oil"])], END, queue=(0,))
+    s = state([player(hand=hand), player(hand=["Oil"])], Phase.END, queue=(0,))
     with pytest.raises(IllegalMove, match="discard exactly 2"):
         play(s, 0, "discard", cards=["Oil"])
     s, events = play(s, 0, "discard", cards=["Oil", "Law"])
     assert sorted(res_names(s.players[0].hand)) == sorted(["Media"] * 4 + ["Oil"] * 3)
-    assert "TurnStarted" in types(events) and s.phase == LEADER
+    assert "TurnStarted" in types(events) and s.phase == Phase.LEADER
 
 
 def test_end_phase_players_over_the_limit_discard_at_the_same_time() -> None:
-    s = state([player(hand=["Oil"] * 8), player(hand=["Law"] * 9)], BUILD, queue=(1,))
+    s = state([player(hand=["Oil"] * 8), player(hand=["Law"] * 9)], Phase.BUILD, queue=(1,))
     s, _ = play(s, 1, "done")
-    assert s.phase == END and set(s.queue) == {0, 1}
+    assert s.phase == Phase.END and set(s.queue) == {0, 1}
     s, _ = play(s, 1, "discard", cards=["Law", "Law"])
-    assert s.phase == END
+    assert s.phase == Phase.END
     s, _ = play(s, 0, "discard", cards=["Oil"])
-    assert s.phase == LEADER and s.turn == 2
+    assert s.phase == Phase.LEADER and s.turn == 2
 
 
 def test_no_one_over_the_limit_goes_straight_to_the_next_turn() -> None:
-    s = state([player(hand=["Oil"] * 7), player()], BUILD, queue=(0,))
+    s = state([player(hand=["Oil"] * 7), player()], Phase.BUILD, queue=(0,))
     s, events = play(s, 0, "done")
-    assert "TurnStarted" in types(events) and s.phase == LEADER
+    assert "TurnStarted" in types(events) and s.phase == Phase.LEADER
 
 
 # ---------------------------------------------------------------------------------------- conversion
@@ -294,10 +295,10 @@ def test_conversion_only_at_ones_own_decision() -> None:
 
 
 def test_conversion_works_in_every_decision_phase() -> None:
-    s = state([player(money=3), player()], LEADER, auction=None)
+    s = state([player(money=3), player()], Phase.LEADER, auction=None)
     from tests.games.mw_helpers import auction
 
     s = s._replace(auction=auction(None, 0))
     s, _ = play(s, 0, "convert", into="influence")
-    assert s.players[0].tokens[INFLUENCE] == 1 and s.phase == LEADER
+    assert s.players[0].tokens[INFLUENCE] == 1 and s.phase == Phase.LEADER
     assert RESOURCE_INDEX["Oil"] >= 0

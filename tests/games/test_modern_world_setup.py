@@ -18,8 +18,7 @@ from services.games.modern_world.data import (
     RESOURCES,
     TOKENS,
 )
-from services.games.modern_world.state import LEADER
-from services.games.modern_world.state import NATIONS as NATIONS_PHASE
+from services.games.modern_world.state import Phase
 from tests.games.mw_helpers import GAME, new_match, play
 
 SEED = Path("/work/shared/rules/seeds/modern_world.txt")
@@ -115,7 +114,7 @@ def test_a_random_player_gets_the_leader_marker() -> None:
 
 def test_first_turn_opens_with_the_leader_auction_starting_with_the_leader() -> None:
     s, _ = new_match(3, seed=2)
-    assert s.phase == LEADER and s.turn == 1
+    assert s.phase == Phase.LEADER and s.turn == 1
     assert s.auction is not None and s.auction.turn == s.leader and s.auction.card is None
 
 
@@ -150,7 +149,7 @@ def test_national_identity_is_off_by_default() -> None:
 
 def test_national_identity_players_pick_distinct_nations_in_turn_order_from_the_leader() -> None:
     s, _ = new_match(3, seed=4, national_identity=True)
-    assert s.phase == NATIONS_PHASE
+    assert s.phase == Phase.NATIONS
     first = s.leader
     assert s.queue == s.order_from(first)
     s, _ = play(s, first, "pick_nation", nation="Japan")
@@ -164,7 +163,7 @@ def test_national_identity_players_pick_distinct_nations_in_turn_order_from_the_
     assert res_names(s.players[second].in_play) == ["Military"]
     assert res_names(s.players[(first + 2) % 3].in_play) == ["Culture"]
     assert "TableauDealt" in [e.type for e in events]
-    assert s.phase == LEADER
+    assert s.phase == Phase.LEADER
 
 
 def test_national_identity_card_comes_from_the_resource_deck() -> None:

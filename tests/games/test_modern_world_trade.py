@@ -10,12 +10,12 @@ from services.games.base import Command
 from services.games.errors import IllegalMove, NotYourTurn, Rejected
 from services.games.modern_world.codec import res_names
 from services.games.modern_world.data import INFLUENCE, MAX_OPEN_PROPOSALS, MONEY, VICTORY
-from services.games.modern_world.state import BUILD, TRADE, State
+from services.games.modern_world.state import Phase, State
 from tests.games.mw_helpers import GAME, play, player, state, types
 
 
 def trade_phase(*players: object) -> State:
-    return state(list(players), TRADE)  # type: ignore[arg-type]
+    return state(list(players), Phase.TRADE)  # type: ignore[arg-type]
 
 
 def three() -> State:
@@ -85,9 +85,9 @@ def test_the_trade_phase_ends_when_every_player_is_done() -> None:
     s = three()
     s, _ = play(s, 0, "done")
     s, _ = play(s, 2, "done")
-    assert s.phase == TRADE
+    assert s.phase == Phase.TRADE
     s, _ = play(s, 1, "done")
-    assert s.phase == BUILD
+    assert s.phase == Phase.BUILD
 
 
 def test_a_trade_the_proposer_can_no_longer_pay_is_refused() -> None:

@@ -9,10 +9,11 @@ import pytest
 from services.games.base import Command
 from services.games.errors import IllegalMove, NotYourTurn
 from services.games.moderne_zeiten import GAME
-from services.games.moderne_zeiten.decide import Tape, start_round
-from services.games.moderne_zeiten.legal import legal_commands
+from services.games.moderne_zeiten.decide import start_round
+from services.games.moderne_zeiten.evolve import evolve
 from services.games.moderne_zeiten.rules import payments
-from services.games.moderne_zeiten.state import AUCTION, TURN
+from services.games.moderne_zeiten.state import Phase, State
+from services.games.tape import Tape
 from tests.games.moderne_zeiten_helpers import (
     AUTO,
     AVI,
@@ -26,10 +27,10 @@ from tests.games.moderne_zeiten_helpers import (
 )
 
 
-def _round_from(stack: tuple[int, ...], seed: int) -> tuple[Tape, int]:
+def _round_from(stack: tuple[int, ...], seed: int) -> tuple[Tape[State], int]:
     state = turn_state(4, 2, stack=stack)._replace(turns_taken=4, current=-1)
-    tape = Tape(state)
-    start_round(tape, random.Random(seed))
+    tape = Tape(state, evolve, random.Random(seed))
+    start_round(tape)
     roll = tape.events[1].body["roll"]
     return tape, roll
 
@@ -43,7 +44,7 @@ def test_start_player_rolls_the_die_and_lays_that_many_cards_face_up() -> None:
     names = ["shipping", "aviation", "telecom", "automobile", "shipping", "aviation"]
     assert laid.body["cards"] == names[:roll]
     assert tape.state.stack == (SHIP, AVI, TEL, AUTO, SHIP, AVI, TEL, AUTO)[roll:]
-    assert tape.state.phase == AUCTION and tape.state.bidder == 2
+    assert tape.state.phase == Phase.AUCTION and tape.state.bidder == 2
 
 
 def test_fewer_cards_are_laid_out_when_the_stack_is_short() -> None:
@@ -59,7 +60,7 @@ def test_fewer_cards_are_laid_out_when_the_stack_is_short() -> None:
 def test_no_auction_when_the_stack_is_empty() -> None:
     tape, _ = _round_from((), seed=1)
     assert types(tape.events) == ["RoundStarted", "DieRolled", "AuctionSkipped"]
-    assert tape.state.phase == TURN and tape.state.current == 2
+    assert tape.state.phase == Phase.TURN and tape.state.current == 2
 
 
 def test_bidding_goes_round_in_turn_order_from_the_start_player() -> None:
@@ -120,7 +121,7 @@ def test_auction_ends_when_all_but_the_high_bidder_passed() -> None:
     state, _ = act(state, 2, "pass")
     state, events = act(state, 3, "pass")
     assert types(events) == ["Passed", "AuctionWon"]
-    assert state.phase == TURN
+    assert state.phase == Phase.TURN
 
 
 def test_last_player_bidding_after_all_others_passed_wins_at_once() -> None:
@@ -167,16 +168,16 @@ def test_no_bid_cards_go_under_the_stack_and_start_player_unchanged() -> None:
         state, events = act(state, seat, "pass")
     assert types(events) == ["Passed", "AuctionUnsold"]
     assert state.stack == (SHIP, SHIP, TEL, AUTO)
-    assert state.start_player == 1 and state.current == 1 and state.phase == TURN
+    assert state.start_player == 1 and state.current == 1 and state.phase == Phase.TURN
     assert state.money == (15, 15, 15)
 
 
 def test_legal_bids_are_bounded_by_money_and_above_the_high_bid() -> None:
     state = auction_state(4, money=(4, 15, 15, 15), high_bid=2, high_bidder=3)
-    amounts = [c.body["amount"] for c in legal_commands(state, 0) if c.type == "bid"]
+    amounts = [c.body["amount"] for c in GAME.legal_commands(state, 0) if c.type == "bid"]
     assert amounts == [3, 4]
     broke = auction_state(4, money=(0, 20, 20, 20))
-    assert [c.type for c in legal_commands(broke, 0)] == ["pass"]
+    assert [c.type for c in GAME.legal_commands(broke, 0)] == ["pass"]
 
 
 def _cmd(seat: int, amount: int) -> Command:

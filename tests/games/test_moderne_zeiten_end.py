@@ -10,9 +10,8 @@ import pytest
 from services.games.base import Command
 from services.games.errors import GameOver
 from services.games.moderne_zeiten import GAME
-from services.games.moderne_zeiten.legal import legal_commands
 from services.games.moderne_zeiten.scoring import score
-from services.games.moderne_zeiten.state import OVER, TURN, State
+from services.games.moderne_zeiten.state import Phase, State
 from tests.games import moderne_zeiten_helpers as h
 from tests.games.moderne_zeiten_helpers import SHIP, act, of_type, turn_state, types
 
@@ -25,7 +24,7 @@ def test_finish_when_no_unclaimed_space_of_a_controlled_industry_is_ahead() -> N
     assert events[-1].type == "MoveAwaited" and events[-1].body["choices"] == ["finish", None]
     state, events = act(state, 0, "move", {"to": "finish"})
     assert types(events) == ["ZeppelinFinished", "GameEnded"]
-    assert state.phase == OVER and state.ender == 0 and state.position[0] == 31
+    assert state.phase == Phase.OVER and state.ender == 0 and state.position[0] == 31
     assert GAME.to_act(state) == frozenset()
     assert GAME.outcome(state) is not None
 
@@ -41,7 +40,7 @@ def test_no_finish_while_a_controlled_space_is_ahead() -> None:
     state = turn_state(4, 0, hands={0: {"telecom": 1}}, position=(20, 0, 0, 0))
     state, events = act(state, 0, "play", {"cards": {"telecom": 1}})
     assert of_type(events, "ZeppelinMoved")[0].body["space"] == 21
-    assert state.phase == TURN
+    assert state.phase == Phase.TURN
 
 
 def test_finish_needs_control_of_at_least_one_industry() -> None:
@@ -53,7 +52,7 @@ def test_finish_needs_control_of_at_least_one_industry() -> None:
 
 def test_finish_needs_a_card_played_this_turn_when_move_needs_play() -> None:
     state = turn_state(4, 0, played={0: {"telecom": 2}}, position=(PAST_TELECOM, 0, 0, 0), stack=(SHIP,))
-    moves = [c for c in legal_commands(state, 0) if c.type != "draw"]
+    moves = [c for c in GAME.legal_commands(state, 0) if c.type != "draw"]
     assert moves == [], "no card in hand: only drawing, never Finish"
 
 
@@ -63,7 +62,7 @@ def test_finish_after_playing_nothing_when_move_needs_play_is_off() -> None:
     state, events = act(state, 0, "play", {"cards": {}})
     assert events[-1].body == {"seat": 0, "choices": ["finish"]}
     state, _ = act(state, 0, "move", {"to": "finish"})
-    assert state.phase == OVER
+    assert state.phase == Phase.OVER
 
 
 def test_a_player_without_big_markers_may_still_end_the_game() -> None:
@@ -71,7 +70,7 @@ def test_a_player_without_big_markers_may_still_end_the_game() -> None:
                        big_left=(0, 10, 10, 10))
     state, _ = act(state, 0, "play", {"cards": {"telecom": 1}})
     state, _ = act(state, 0, "move", {"to": "finish"})
-    assert state.phase == OVER
+    assert state.phase == Phase.OVER
 
 
 def test_the_game_ends_at_once_and_accepts_no_more_commands() -> None:
@@ -81,7 +80,7 @@ def test_the_game_ends_at_once_and_accepts_no_more_commands() -> None:
     assert "TurnEnded" not in types(events)
     with pytest.raises(GameOver, match="the game is over"):
         GAME.decide(state, Command(1, "draw"), random.Random(0))
-    assert legal_commands(state, 1) == []
+    assert GAME.legal_commands(state, 1) == []
 
 
 @pytest.mark.parametrize("crash_after_move", [True, False], ids=["after_move", "before_move"])
@@ -97,7 +96,7 @@ def test_the_player_who_ends_the_game_is_never_robbed_of_his_move_or_majority_by
     assert events[-1].body == {"seat": 0, "choices": ["finish", None]}
     state, events = act(state, 0, "move", {"to": "finish"})
     assert types(events) == ["ZeppelinFinished", "GameEnded"]
-    assert state.phase == OVER and state.position[0] == 31 and state.counter == 26
+    assert state.phase == Phase.OVER and state.position[0] == 31 and state.counter == 26
     breakdown = score(state).detail["breakdown"][0]
     assert (breakdown["industries"], breakdown["ender"]) == (1, 1)
 
@@ -119,7 +118,7 @@ def test_game_ended_event_carries_the_outcome() -> None:
 
 
 def _over(seats: int = 4, **changes: Any) -> State:
-    return turn_state(seats, 0, **changes)._replace(phase=OVER)
+    return turn_state(seats, 0, **changes)._replace(phase=Phase.OVER)
 
 
 def _part(state: State, key: str) -> list[int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import pytest
@@ -56,40 +57,61 @@ def test_cards_not_in_hand_are_rejected() -> None:
 @pytest.mark.parametrize(
     ("type_", "body", "reason"),
     [
-        ("bid", {}, "'amount' must be a whole number"),
-        ("bid", {"amount": "7"}, "'amount' must be a whole number"),
-        ("bid", {"amount": 2.5}, "'amount' must be a whole number"),
-        ("bid", {"amount": True}, "'amount' must be a whole number"),
-        ("bid", {"amount": 3, "for": "me"}, "'bid' does not take for"),
-        ("pass", {"now": True}, "'pass' does not take now"),
+        ("bid", {}, "'amount': Field required"),
+        ("bid", {"amount": "7"}, "'amount': Input should be a valid integer"),
+        ("bid", {"amount": "4"}, "'amount': Input should be a valid integer"),  # strict: no coercion
+        ("bid", {"amount": 2.5}, "'amount': Input should be a valid integer"),
+        ("bid", {"amount": 4.0}, "'amount': Input should be a valid integer"),
+        ("bid", {"amount": True}, "'amount': Input should be a valid integer"),  # true is not 1
+        ("bid", {"amount": None}, "'amount': Input should be a valid integer"),
+        ("bid", {"amount": 3, "for": "me"}, "'for': unknown field"),
+        ("pass", {"now": True}, "'now': unknown field"),
         ("bid", ["amount", 3], "the command body must be a mapping"),
+        ("pass", None, "the command body must be a mapping"),
     ],
 )
 def test_malformed_auction_bodies_are_rejected(type_: str, body: Any, reason: str) -> None:
-    _rejected(auction_state(4), 0, type_, body, BadCommand, reason)
+    _rejected(auction_state(4), 0, type_, body, BadCommand, re.escape(reason))
 
 
 @pytest.mark.parametrize(
     ("body", "reason"),
     [
-        ({}, "'cards' must be a mapping"),
-        ({"cards": ["aviation"]}, "'cards' must be a mapping"),
-        ({"cards": {"zeppelins": 1}}, "unknown 'zeppelins' in 'cards'"),
-        ({"cards": {"aviation": -1}}, "must be a whole number >= 0"),
-        ({"cards": {"aviation": "2"}}, "must be a whole number >= 0"),
-        ({"cards": {"aviation": 1}, "move": "telecom"}, "'play' does not take move"),
+        ({}, "'cards': Field required"),
+        ({"cards": ["aviation"]}, "'cards': Input should be a valid dictionary"),
+        ({"cards": {"zeppelins": 1}}, "'cards.zeppelins.[key]': Input should be 'shipping', 'aviation', "),
+        ({"cards": {"aviation": -1}}, "'cards.aviation': Input should be greater than 0"),
+        ({"cards": {"aviation": 0}}, "'cards.aviation': Input should be greater than 0"),  # left out, not 0
+        ({"cards": {"aviation": "2"}}, "'cards.aviation': Input should be a valid integer"),
+        ({"cards": {"aviation": True}}, "'cards.aviation': Input should be a valid integer"),
+        ({"cards": {"aviation": 1}, "move": "telecom"}, "'move': unknown field"),
+        ({"cards": {"aviation": 1}, "to": "aviation"}, "'to': unknown field"),
     ],
 )
 def test_malformed_play_bodies_are_rejected(body: Any, reason: str) -> None:
-    _rejected(turn_state(4, 0, hands=HAND), 0, "play", body, BadCommand, reason)
+    _rejected(turn_state(4, 0, hands=HAND), 0, "play", body, BadCommand, re.escape(reason))
+
+
+@pytest.mark.parametrize("type_", ["draw", "pass"])
+def test_bodyless_commands_refuse_any_field(type_: str) -> None:
+    state = turn_state(4, 0, hands=HAND) if type_ == "draw" else auction_state(4)
+    _rejected(state, 0, type_, {"amount": 1}, BadCommand, re.escape("'amount': unknown field"))
+
+
+def test_the_body_is_checked_before_the_turn_and_the_rules() -> None:
+    _rejected(auction_state(4, start=1), 0, "bid", {"amount": "4"}, BadCommand, "valid integer")
+    _rejected(turn_state(4, 0, hands=HAND), 0, "bid", {"amount": True}, BadCommand, "valid integer")
 
 
 def test_malformed_move_body_is_rejected() -> None:
     state = turn_state(4, 0, hands={0: {"aviation": 1, "shipping": 1}})
     state, _ = act(state, 0, "play", {"cards": {"aviation": 1, "shipping": 1}})
-    _rejected(state, 0, "move", {"to": "mars"}, BadCommand, "'to' must be an industry")
-    _rejected(state, 0, "move", {"to": 3}, BadCommand, "'to' must be an industry")
-    _rejected(state, 0, "move", {}, BadCommand, "'to' is required")
+    industries = "'to': Input should be 'shipping', 'aviation', 'high_rise', 'automobile', 'telecom' or 'finish'"
+    _rejected(state, 0, "move", {"to": "mars"}, BadCommand, re.escape(industries))
+    _rejected(state, 0, "move", {"to": 3}, BadCommand, re.escape(industries))
+    _rejected(state, 0, "move", {"to": "Aviation"}, BadCommand, re.escape(industries))
+    _rejected(state, 0, "move", {}, BadCommand, re.escape("'to': Field required"))
+    _rejected(state, 0, "move", {"to": "aviation", "why": 1}, BadCommand, re.escape("'why': unknown field"))
     _rejected(state, 0, "draw", {}, IllegalMove, "you cannot draw now: move your Zeppelin")
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from services.games.moderne_zeiten import GAME
 from services.games.moderne_zeiten.data import BIG_MARKERS, CARDS_PER_INDUSTRY, START_MONEY
-from services.games.moderne_zeiten.state import NEW, NOBODY, UNCLAIMED, State
+from services.games.moderne_zeiten.state import NOBODY, UNCLAIMED, Phase, State
 from tests.games.harness import random_playout
 
 MATCHES = 2_016  # 3 seat counts x 8 option combinations x 84 seeds
@@ -22,7 +22,7 @@ OPTION_SETS = [
 
 def conserved(state: State) -> None:
     """Money, cards and markers are conserved; control agrees with the cards in play."""
-    if state.phase == NEW:
+    if state.phase == Phase.NEW:
         return
     n = state.seats
     assert sum(state.money) == START_MONEY * n, "money changed"

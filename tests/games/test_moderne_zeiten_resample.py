@@ -7,9 +7,9 @@ import random
 import pytest
 
 from services.games import get_game
-from services.games.moderne_zeiten import State
 from services.games.moderne_zeiten.data import CARDS_PER_INDUSTRY, N_INDUSTRIES
 from services.games.moderne_zeiten.resample import resample
+from services.games.moderne_zeiten.state import State
 from tests.games.harness import assert_resample_plays_on, start
 
 GAME = get_game("moderne-zeiten")

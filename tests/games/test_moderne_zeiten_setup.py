@@ -8,7 +8,6 @@ import pytest
 
 from services.games import GAMES
 from services.games.errors import BadOptions
-from services.games.moderne_zeiten import GAME, ModerneZeiten
 from services.games.moderne_zeiten.data import (
     INDUSTRIES,
     PRINTED_BOARD,
@@ -17,7 +16,8 @@ from services.games.moderne_zeiten.data import (
     PRINTED_TRACK,
     make_board,
 )
-from services.games.moderne_zeiten.state import AUCTION
+from services.games.moderne_zeiten.game import GAME, ModerneZeiten
+from services.games.moderne_zeiten.state import Phase
 from services.games.moderne_zeiten.views import view
 from tests.games.harness import start
 
@@ -102,7 +102,7 @@ def test_first_round_opens_with_the_start_players_die_roll() -> None:
     roll = events[-2].body
     assert roll["seat"] == state.start_player and 1 <= roll["roll"] <= 6
     assert len(state.lot) == roll["roll"] == events[-1].body["count"]
-    assert state.phase == AUCTION and state.bidder == state.start_player
+    assert state.phase == Phase.AUCTION and state.bidder == state.start_player
 
 
 def test_options_default_to_the_rules_file() -> None:

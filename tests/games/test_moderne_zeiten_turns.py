@@ -9,9 +9,8 @@ import pytest
 from services.games.base import Command
 from services.games.errors import IllegalMove
 from services.games.moderne_zeiten import GAME
-from services.games.moderne_zeiten.legal import legal_commands
 from services.games.moderne_zeiten.scoring import score
-from services.games.moderne_zeiten.state import AUCTION, MOVING, NOBODY, TURN
+from services.games.moderne_zeiten.state import NOBODY, Phase
 from services.games.moderne_zeiten.views import view
 from tests.games import moderne_zeiten_helpers as h
 from tests.games.moderne_zeiten_helpers import AUTO, AVI, HIGH, SHIP, TEL, act, of_type, turn_state, types
@@ -36,7 +35,7 @@ def test_draw_takes_fewer_when_the_stack_is_short() -> None:
 def test_draw_from_an_empty_stack_gives_nothing_and_the_turn_ends() -> None:
     state, events = act(turn_state(3, 0, stack=()), 0, "draw")
     assert events[0].body == {"seat": 0, "cards": {}, "count": 0}
-    assert state.current == 1 and state.phase == TURN
+    assert state.current == 1 and state.phase == Phase.TURN
 
 
 def test_turns_go_left_from_the_start_player_then_a_new_auction() -> None:
@@ -47,7 +46,7 @@ def test_turns_go_left_from_the_start_player_then_a_new_auction() -> None:
         state, events = act(state, state.current, "draw")
     assert order == [2, 3, 0, 1]
     assert types(events)[-3:-1] == ["RoundStarted", "DieRolled"]
-    assert state.phase == AUCTION and state.round == 2 and state.bidder == 2
+    assert state.phase == Phase.AUCTION and state.round == 2 and state.bidder == 2
 
 
 def test_play_puts_cards_in_front_and_raises_the_share_counter() -> None:
@@ -102,7 +101,7 @@ def test_seed_example_b_must_play_at_least_4_to_overtake_3_and_c_with_5_takes_it
     assert {e.body["industry"] for e in of_type(events, "ControlTaken")} == {
         "automobile", "telecom", "aviation", "shipping",
     }
-    if state.phase == MOVING:
+    if state.phase == Phase.MOVING:
         state, _ = act(state, a, "move", {"to": "automobile"})
     three = GAME.decide(state, Command(b, "play", {"cards": {"automobile": 3}}), random.Random(0))
     assert not of_type(three, "ControlTaken"), "3 against 3 does not overtake"
@@ -180,7 +179,7 @@ def test_player_chooses_the_industry_when_he_controls_several() -> None:
     state, events = act(state, 0, "play", {"cards": {"aviation": 1, "shipping": 1}})
     assert types(events) == ["CardsPlayed", "ControlTaken", "ControlTaken", "MoveAwaited"]
     assert events[-1].body == {"seat": 0, "choices": ["shipping", "aviation"]}
-    assert state.phase == MOVING and GAME.to_act(state) == frozenset({0})
+    assert state.phase == Phase.MOVING and GAME.to_act(state) == frozenset({0})
     state, events = act(state, 0, "move", {"to": "aviation"})
     assert types(events) == ["ZeppelinMoved", "TurnEnded"]
     assert state.position[0] == 3
@@ -191,7 +190,7 @@ def test_seed_example_one_of_each_lets_the_first_player_claim_any_of_the_first_s
     state = turn_state(4, 0, hands={0: one_each})
     state, _ = act(state, 0, "play", {"cards": one_each})
     reached = set()
-    for cmd in legal_commands(state, 0):
+    for cmd in GAME.legal_commands(state, 0):
         _after, events = act(state, 0, cmd.type, cmd.body)
         reached.add(of_type(events, "ZeppelinMoved")[0].body["space"])
     assert reached == {1, 2, 3, 4, 5}
@@ -229,7 +228,7 @@ def test_forced_move_off_the_player_may_stay() -> None:
 
 def test_move_needs_play_off_a_player_may_play_no_cards_and_only_move() -> None:
     state = turn_state(4, 0, played={0: {"telecom": 2}}, options={"move_needs_play": False})
-    assert Command(0, "play", {"cards": {}}) in legal_commands(state, 0)
+    assert Command(0, "play", {"cards": {}}) in GAME.legal_commands(state, 0)
     state, events = act(state, 0, "play", {"cards": {}})
     assert types(events) == ["CardsPlayed", "ZeppelinMoved", "TurnEnded"]
     assert state.position[0] == 2
@@ -237,7 +236,7 @@ def test_move_needs_play_off_a_player_may_play_no_cards_and_only_move() -> None:
 
 def test_move_needs_play_off_playing_nothing_is_refused_when_no_move_is_possible() -> None:
     state = turn_state(4, 0, hands={0: {"telecom": 1}}, options={"move_needs_play": False})
-    assert Command(0, "play", {"cards": {}}) not in legal_commands(state, 0)
+    assert Command(0, "play", {"cards": {}}) not in GAME.legal_commands(state, 0)
     with pytest.raises(IllegalMove, match="you cannot move now"):
         GAME.decide(state, Command(0, "play", {"cards": {}}), random.Random(0))
 

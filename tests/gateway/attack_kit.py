@@ -16,7 +16,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
-from services.pipeline.keys import Keys
+from services.keys import Keys
 from tests.pipeline.redis_fixtures import wait_until
 
 TIMEOUT_S = 30.0

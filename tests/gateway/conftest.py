@@ -5,11 +5,13 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-import services.pipeline.bench_game  # noqa: F401  (registers tally)
 import tests.pipeline.nim  # noqa: F401  (registers nim)
+from services.bench import register_tally
 from services.pipeline.redis_backend import connect
 from tests.gateway.stack import GatewayStack, gateway_stack
 from tests.pipeline.redis_fixtures import redis_url
+
+register_tally()  # the benchmark game, which the test stacks and lobbies use
 
 __all__ = ["gateway_stack", "r", "redis_url", "stack"]
 

@@ -16,7 +16,7 @@ from schemas.codec import unpack_obj
 from schemas.envelopes import EventEnvelope
 from schemas.upcast import load_event
 from services.games import get_game
-from services.pipeline.keys import Keys
+from services.keys import Keys
 from services.pipeline.redis_streams import FIELD
 from services.pipeline.states import to_event
 
@@ -83,7 +83,7 @@ class Truth:
         state = self.states[version]
         if seat not in self.game.to_act(state):
             return []
-        return normal([{"type": c.type, "body": c.body} for c in self.game.legal_commands(state, seat)])
+        return normal([c.wire() for c in self.game.legal(state, seat)])
 
     def events_for(self, seat: int | None) -> list[Any]:
         return [normal(e.for_seat(seat).model_dump(mode="json")) for e in self.log]

@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 import pytest
 
-from services.pipeline.keys import Keys
+from services.keys import Keys
 from services.settings import Settings
 from tests.gateway import nim_http
 from tests.ops.conftest import ROOT, free_port

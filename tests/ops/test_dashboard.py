@@ -15,7 +15,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from services import metrics
 from services.bots.base import RandomBot
-from services.pipeline.runner import InProcess, play_match
+from services.bots.runner import play_match
+from services.pipeline.inprocess import InProcess
 from tests.ops.conftest import ROOT, free_port
 from tests.ops.promql import label_names, metric_names
 

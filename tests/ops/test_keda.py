@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from services.pipeline.keys import WORKERS_GROUP, Keys
+from services.keys import WORKERS_GROUP, Keys
 from tests.ops.conftest import ROOT
 from tests.ops.manifests import EXTERNAL_SECRETS, OVERLAYS, SECRET_KEYS, Doc, build, objects, one, settings
 

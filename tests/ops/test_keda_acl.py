@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from services.pipeline.keys import WORKERS_GROUP, Keys
+from services.keys import WORKERS_GROUP, Keys
 from tests.ops.test_acl import Server, passwords
 from tests.ops.test_acl import server as server
 from tests.ops.test_keda import generator

@@ -32,10 +32,10 @@ import redis
 import yaml
 
 from services.bots.base import RandomBot
+from services.bots.runner import play_match
+from services.keys import Keys
 from services.pipeline.client import Client
-from services.pipeline.keys import Keys
 from services.pipeline.redis_backend import RedisBackend
-from services.pipeline.runner import play_match
 from services.settings import Settings
 from tests.ops.conftest import ROOT, free_port
 from tests.pipeline import nim  # noqa: F401  (registers the test game in this process)

@@ -25,8 +25,8 @@ import redis
 import yaml
 
 from services.bots.plugins import make_bot
+from services.bots.runner import MatchReport, play_match
 from services.client import GatewayClient
-from services.pipeline.runner import MatchReport, play_match
 from services.stack import compose
 from services.stack.plan import Layout, plan
 from tests.ops.conftest import ROOT, free_port

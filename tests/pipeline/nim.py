@@ -13,8 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from schemas.legal import Choice, IntRange
 from services.games import register
-from services.games.base import Command, Event, Outcome, Seat
+from services.games.base import Command, Event, Outcome, Seat, commands_of
 from services.games.errors import BadCommand, BadOptions, GameOver, IllegalMove, NotYourTurn
 from services.games.fields import int_field
 
@@ -89,10 +90,13 @@ class Nim:
                 "finished": outcome is not None, "outcome": outcome.as_dict() if outcome else None,
                 "secret": state.secrets[seat] if seat is not None and state.secrets else None}
 
-    def legal_commands(self, state: NimState, seat: Seat) -> list[Command]:
+    def legal(self, state: NimState, seat: Seat) -> list[Choice]:
         if seat not in self.to_act(state):
             return []
-        return [Command(seat, "take", {"n": n}) for n in range(1, min(state.max_take, state.pile) + 1)]
+        return [Choice(type="take", free={"n": IntRange(min=1, max=min(state.max_take, state.pile))})]
+
+    def legal_commands(self, state: NimState, seat: Seat) -> list[Command]:
+        return commands_of(self.legal(state, seat), seat)
 
     def outcome(self, state: NimState) -> Outcome | None:
         if state.winner is None:

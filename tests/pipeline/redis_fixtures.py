@@ -22,7 +22,7 @@ from services.settings import Settings
 
 REDIS_URL = os.environ.get("AIRSHIP_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 ROOT = Path(__file__).resolve().parents[2]
-GAME_MODULES = "tests.pipeline.nim,tests.pipeline.poison,services.pipeline.bench_game"
+GAME_MODULES = "tests.pipeline.nim,tests.pipeline.poison,services.pipeline.bench_game:TALLY"
 
 
 @pytest.fixture(scope="session")

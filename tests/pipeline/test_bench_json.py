@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from services.builtin_games import builtin_games
+from services.games import builtin_games
 from services.settings import Settings
 from tests.pipeline.redis_fixtures import ROOT
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import redis
 
+from services.logs import error_text
 from services.pipeline.memory import MemoryBackend
 from services.pipeline.projector import Projector
-from services.pipeline.worker import Worker, WorkerSettings, error_text
+from services.pipeline.worker import Worker, WorkerSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 NOPERM = "NOPERM User worker has no permissions to run the 'xreadgroup' command"

@@ -11,8 +11,8 @@ from collections import Counter
 import pytest
 
 from services.faults import EXIT_CODE
+from services.keys import WORKERS_GROUP
 from services.pipeline.client import Client
-from services.pipeline.keys import WORKERS_GROUP
 from services.pipeline.redis_backend import RedisBackend
 from services.settings import Settings
 from tests.pipeline.redis_fixtures import spawn, stop, wait_until

@@ -16,12 +16,12 @@ import pytest
 
 from schemas.codec import pack_obj
 from services.bots.base import RandomBot
+from services.bots.runner import play_match
 from services.chaos.checks import tokens_in
 from services.chaos.redis_server import free_port
 from services.pipeline.client import Client
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_streams import entries_of
-from services.pipeline.runner import play_match
 from services.settings import Settings
 from tests.pipeline.redis_fixtures import GAME_MODULES, ROOT, stop, wait_until
 

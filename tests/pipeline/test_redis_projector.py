@@ -7,13 +7,13 @@ import pytest
 
 from schemas.envelopes import MatchMeta
 from services.bots.base import RandomBot
+from services.bots.runner import play_match
 from services.games.base import replay
 from services.games.rng import derive_rng
 from services.pipeline.client import Client
 from services.pipeline.projector import Projector
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_local import LocalServices
-from services.pipeline.runner import play_match
 from services.pipeline.states import to_envelope, to_event
 from services.pipeline.worker import Worker
 from services.settings import Settings

@@ -9,8 +9,9 @@ import pytest
 
 from schemas.envelopes import EventEnvelope
 from services.bots.base import RandomBot
+from services.bots.runner import play_match
 from services.cli import main
-from services.pipeline.runner import InProcess, play_match
+from services.pipeline.inprocess import InProcess
 
 
 def test_a_match_runs_to_its_end_through_worker_and_projector() -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from services.bots.base import RandomBot
+from services.bots.runner import play_match
 from services.games import GAMES
-from services.pipeline.runner import InProcess, play_match
+from services.pipeline.inprocess import InProcess
 from services.replay.files import MatchLog
 from services.replay.transfer import load_match
 

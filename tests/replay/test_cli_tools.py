@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from services.cli import main
+from services.pipeline.inprocess import InProcess
 from services.pipeline.memory import MemoryBackend
-from services.pipeline.runner import InProcess
 from tests.replay.matches import finished_match
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from services.bots.base import RandomBot
+from services.bots.runner import play_match
 from services.cli import main
 from services.pipeline.client import Client
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_local import LocalServices
-from services.pipeline.runner import play_match
 from services.settings import Settings
 from tests.pipeline.redis_fixtures import redis_backend, redis_settings, redis_url
 

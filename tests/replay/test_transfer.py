@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from services.games.errors import BadOptions
-from services.pipeline.runner import InProcess
+from services.pipeline.inprocess import InProcess
 from services.replay.files import MatchLog, read_match
 from services.replay.stepper import Replay
 from services.replay.transfer import export_match, import_log, import_match, load_match

@@ -1,9 +1,6 @@
-"""Chat adapters of the built-in games; importing this package registers them (``get_adapter`` does so).
+"""Chat adapters of the built-in games, one module per game.
 
-Adding a game: a module here with a :class:`~services.chat.generic.DefaultAdapter` subclass decorated with
-``@register_adapter(GAME_NAME)`` (see :mod:`.moderne_zeiten`), and one import line below.
+They are declared as entry points (group ``airship.chat`` in ``pyproject.toml``) and loaded by
+:func:`services.chat.adapter.get_adapter` on first use. Adding a game: a module here with a
+:class:`~services.chat.generic.DefaultAdapter` (or ``NaturalAdapter``) subclass, and its entry point.
 """
-
-from __future__ import annotations
-
-from services.chat.games import mad_zeppelin, modern_world, moderne_zeiten  # noqa: F401  (register their adapters)

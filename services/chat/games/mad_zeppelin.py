@@ -7,6 +7,11 @@ Traitors go by role or by any part of their name (``igor``, ``karl``, ``doc``); 
 Gold cargo when thrown and a Gold coin when given: ``give gold cargo`` gives the card). Dice and the cards the
 Geologist saw count from 1. Names may be shortened while unambiguous. Anything else gets a reply naming what is
 wrong and listing what is legal now.
+
+``legal`` is the seat's list of choices as the view record carries them (``schemas.legal``): the Traitor an
+ability names, a white die's colour, the Geologist's order and a throw's crates may be open choices. The help
+describes them in words; what is written is accepted whenever a choice covers it (``Choice.covers``), a throw's
+crates in any order. Lists of single commands work the same way.
 """
 
 from __future__ import annotations
@@ -16,11 +21,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from schemas.envelopes import EventEnvelope
-from services.chat.adapter import ChatError, CommandDict, register_adapter
+from schemas.legal import Choice, choices_from_wire, covered
+from schemas.mad_zeppelin import CARGO_KINDS, COLOURS, CRATES, TRAITORS
+from services.chat.adapter import ChatError, CommandDict
 from services.chat.games.natural import NaturalAdapter
 from services.chat.games.words import Problem, by_prefix, count_of, read_items, words
-from services.games.mad_zeppelin import GAME
-from services.games.mad_zeppelin.data import CARGO_KINDS, COLOURS, CRATE_VALUE, NAME_OF, TRAITOR_KEYS
+from services.games.mad_zeppelin.data import NAME_OF
 from services.replay.boards.mad_zeppelin import (
     card_name,
     cards_text,
@@ -48,6 +54,8 @@ COLOUR_ALIASES = {"y": "yellow", "g": "green", "b": "blue", "r": "red"}
 FILLER = ("with", "the", "of", "die", "dice", "a", "an", "to", "#", ":", "=", "card", "pay", "paying", "using",
           "overboard", "it", "my")
 LISTED = 3
+EXPANDED = 200  # the most commands read out of one choice (this game's largest has 14)
+TRAITOR_KEYS = TRAITORS
 
 
 def traitor_of(word: str) -> str | Problem:
@@ -98,7 +106,6 @@ def throw_word(card: str) -> str:
     return "gold" if card == "gold_cargo" else card_name(card)
 
 
-@register_adapter(GAME.name)
 class MadZeppelinAdapter(NaturalAdapter):
     command_words = frozenset(VERBS)  # what starts a command (a chat bridge tells commands from talk by it)
     help_text = ("Commands: draft igor | colour 2 red | play captain | ability (with a Traitor, 'die 1' or 'seat 2' "
@@ -207,6 +214,7 @@ class MadZeppelinAdapter(NaturalAdapter):
             case "reroll" if keys == {"die"} and _is_int(body["die"]):
                 return f"reroll {body['die'] + 1}"
             case "throw" if keys <= {"card", "crates"} and body.get("card") in CARGO_KINDS and _crates_ok(body):
+                # the crates in any order, [] as none: the chat form is the same (read back sorted)
                 crates = f" with {_crates_text(body['crates'])}" if body.get("crates") else ""
                 return f"throw {throw_word(body['card'])}{crates}"
             case "end_sequence" if not keys:
@@ -223,31 +231,50 @@ class MadZeppelinAdapter(NaturalAdapter):
         return super().format_command(command)
 
     def describe_legal(self, legal: Sequence[Mapping[str, Any]]) -> str:
-        if not legal:
+        """What may be sent now, in words: single commands in their chat form; an open choice as an example
+        and what else it allows (any Traitor's name, any colour, the cards in any order, crates to pay)."""
+        choices = choices_from_wire(legal)
+        if not choices:
             return "You have nothing to do right now."
         parts: list[str] = []
         notes: list[str] = []
         throws: dict[str, Mapping[str, Any]] = {}
         named = 0
-        for command in legal:
-            body = command.get("body") or {}
-            if command["type"] == "throw":
-                card = body["card"]
-                if card not in throws or (throws[card].get("crates") and not body.get("crates")):
-                    throws[card] = body
-                if body.get("crates") and not any(n.startswith("pay") for n in notes):
-                    notes.append(f"pay with crates: {self.format_command(command)}")
+
+        def note(text: str) -> None:
+            if text not in notes:
+                notes.append(text)
+
+        for choice in choices:
+            if choice.type == "choose_colour" and "colour" in choice.free:
+                colours = [c for c in _values(choice, "colour") if c in COLOURS]
+                parts.append(self.format_command({"type": "choose_colour",
+                                                  "body": {**choice.body, "colour": colours[0]}}))
+                note(f"colour + white die + {', '.join(colours)}")
                 continue
-            if command["type"] == "use_ability" and set(body) == {"traitor"}:
-                named += 1
-                if named > LISTED:
-                    if named == LISTED + 1:
-                        notes.insert(0, "ability + another Traitor's name")
+            if choice.type == "arrange_hold" and "order" in choice.free:
+                first = next(choice.bodies(1))
+                parts.append(self.format_command({"type": "arrange_hold", "body": first}))
+                note(f"arrange + the {len(first['order'])} cards in any order, top first")
+                continue
+            for body in _canonical_bodies(choice):
+                if choice.type == "throw":
+                    card = body["card"]
+                    if card not in throws or (throws[card].get("crates") and not body.get("crates")):
+                        throws[card] = body
+                    if body.get("crates") and not any(n.startswith("pay") for n in notes):
+                        notes.append(f"pay with crates: {self.format_command({'type': 'throw', 'body': body})}")
                     continue
-            if command["type"] != "end_sequence":
-                parts.append(self.format_command(command))
+                if choice.type == "use_ability" and set(body) == {"traitor"}:
+                    named += 1
+                    if named > LISTED:
+                        if named == LISTED + 1:
+                            notes.insert(0, "ability + another Traitor's name")
+                        continue
+                if choice.type != "end_sequence":
+                    parts.append(self.format_command({"type": choice.type, "body": body}))
         parts += [self.format_command({"type": "throw", "body": b}) for b in throws.values()]
-        parts += ["end"] if any(c["type"] == "end_sequence" for c in legal) else []
+        parts += ["end"] if any(c.type == "end_sequence" for c in choices) else []
         text = f"Legal now: {' | '.join(parts)}"
         return f"{text} (or any other: {'; '.join(notes)})" if notes else text
 
@@ -256,7 +283,8 @@ class MadZeppelinAdapter(NaturalAdapter):
         return merged(words(text.replace("-", "_")))
 
     def read(self, tokens: list[str], legal: Sequence[Mapping[str, Any]], help_: str) -> CommandDict | ChatError:
-        types = {c["type"] for c in legal}
+        choices = choices_from_wire(legal)
+        types = {c.type for c in choices}
         first, rest = tokens[0], tokens[1:]
         verb = VERBS.get(first)
         if verb is None and not rest and not isinstance(traitor_of(first), Problem) and types & {"draft",
@@ -271,7 +299,7 @@ class MadZeppelinAdapter(NaturalAdapter):
         if verb not in types:
             return ChatError(f"You cannot {first} now. {help_}")
         said, rest = rest, [t for t in rest if t not in FILLER]
-        options = [dict(c.get("body") or {}) for c in legal if c["type"] == verb]
+        options = _options(choices, verb)
         result: CommandDict | str
         match verb:
             case "draft" | "play_traitor":
@@ -279,21 +307,25 @@ class MadZeppelinAdapter(NaturalAdapter):
             case "choose_colour":
                 result = self._colour(rest, options)
             case "use_ability":
-                result = self._ability(rest, options)
+                result = self._ability(rest, options, choices)
             case "reroll":
                 result = self._reroll(rest, options)
             case "throw":
-                result = self._throw(rest, options)
+                result = self._throw(rest, options, choices)
             case "steal":
                 take = {"gold": "gold", "coin": "gold", "cargo": "cargo", "card": "cargo"}.get(" ".join(said), "")
                 result = {"type": "steal", "body": {"take": take}} if take else "Say 'steal gold' or 'steal cargo'"
             case "give":
-                result = self._give(rest, options)
+                result = self._give(rest, options, choices)
             case "arrange_hold":
                 result = self._arrange(rest, options)
             case _:
                 result = {"type": verb, "body": {}} if not rest else f"'{first}' takes nothing more"
-        return ChatError(f"{result}. {help_}") if isinstance(result, str) else result
+        if isinstance(result, str):
+            return ChatError(f"{result}. {help_}")
+        if not covered(choices, result["type"], result["body"]):
+            return ChatError(f"You cannot {first} that now. {help_}")
+        return result
 
     def _traitor(self, verb: str, rest: Sequence[str], options: list[dict[str, Any]]) -> CommandDict | str:
         allowed = [o["traitor"] for o in options]
@@ -323,7 +355,8 @@ class MadZeppelinAdapter(NaturalAdapter):
             return f"Die {die + 1} is not white; the white dice: {', '.join(str(d + 1) for d in dice)}"
         return {"type": "choose_colour", "body": {"die": die, "colour": colour}}
 
-    def _ability(self, rest: Sequence[str], options: list[dict[str, Any]]) -> CommandDict | str:
+    def _ability(self, rest: Sequence[str], options: list[dict[str, Any]], choices: Sequence[Choice]
+                 ) -> CommandDict | str:
         example = self.format_command({"type": "use_ability", "body": options[0]})
         kinds = {frozenset(o) for o in options}
         rest = list(rest)
@@ -352,7 +385,7 @@ class MadZeppelinAdapter(NaturalAdapter):
             body = {"look": "player", "seat": seat} if any("look" in o for o in options) else {"seat": seat}
         if look and "look" not in body:
             return f"Your ability does not look; {example}"
-        if body not in options:
+        if not covered(choices, "use_ability", body):
             return f"You cannot do that with your ability now; you can: {_alternatives(self, 'use_ability', options)}"
         return {"type": "use_ability", "body": body}
 
@@ -365,7 +398,8 @@ class MadZeppelinAdapter(NaturalAdapter):
             return f"You can re-roll die {' or '.join(str(d + 1) for d in dice)}"
         return {"type": "reroll", "body": {"die": die}}
 
-    def _throw(self, rest: Sequence[str], options: list[dict[str, Any]]) -> CommandDict | str:
+    def _throw(self, rest: Sequence[str], options: list[dict[str, Any]], choices: Sequence[Choice]
+               ) -> CommandDict | str:
         cards = sorted({o["card"] for o in options}, key=CARGO_KINDS.index)
         if not rest:
             return f"Throw what? You can throw {', '.join(throw_word(c) for c in cards)}"
@@ -376,29 +410,30 @@ class MadZeppelinAdapter(NaturalAdapter):
         if isinstance(crates, Problem):
             return str(crates)
         paid = [name for name, count, _ in crates for _ in range(count)]
-        if any(c not in CRATE_VALUE for c in paid):
+        if any(c not in CRATES for c in paid):
             return "Only mysterious crates pay for a throw, like 'throw steel with big crate'"
         if card not in cards:
             return f"You cannot throw {throw_word(card)} now; you can throw {', '.join(throw_word(c) for c in cards)}"
         body: dict[str, Any] = {"card": card}
         if paid:
             body["crates"] = sorted(paid)
-        if body not in options:
+        if not covered(choices, "throw", body):
             ways = [self.format_command({"type": "throw", "body": o}) for o in options if o["card"] == card]
             return f"That payment does not work; you can: {', '.join(ways)}"
         return {"type": "throw", "body": body}
 
-    def _give(self, rest: Sequence[str], options: list[dict[str, Any]]) -> CommandDict | str:
-        choices = ", ".join(self.format_command({"type": "give", "body": o}) for o in options)
+    def _give(self, rest: Sequence[str], options: list[dict[str, Any]], choices: Sequence[Choice]
+              ) -> CommandDict | str:
+        listed = ", ".join(self.format_command({"type": "give", "body": o}) for o in options)
         if rest in (["gold"], ["coin"]):
             body: dict[str, Any] = {"what": "gold"}
         else:
             card = cargo_of(rest[0]) if len(rest) == 1 else Problem("Give one thing")
             if isinstance(card, Problem):
-                return f"{card}; you can: {choices}"
+                return f"{card}; you can: {listed}"
             body = {"what": "cargo", "card": card}
-        if body not in options:
-            return f"You cannot give that; you can: {choices}"
+        if not covered(choices, "give", body):
+            return f"You cannot give that; you can: {listed}"
         return {"type": "give", "body": body}
 
     def _arrange(self, rest: Sequence[str], options: list[dict[str, Any]]) -> CommandDict | str:
@@ -423,8 +458,42 @@ def _seat(rest: Sequence[str]) -> int | None:
 
 def _crates_ok(body: Mapping[str, Any]) -> bool:
     crates = body.get("crates", [])
-    return isinstance(crates, list) and all(c in CRATE_VALUE for c in crates) and crates == sorted(crates) and \
-        ("crates" not in body or bool(crates))
+    return isinstance(crates, list) and all(c in CRATES for c in crates)
+
+
+def _values(choice: Choice, name: str) -> list[Any]:
+    """The values a choice offers for one field (free or fixed)."""
+    out: list[Any] = []
+    for body in choice.bodies(EXPANDED):
+        if body.get(name) not in out:
+            out.append(body.get(name))
+    return out
+
+
+def _canonical(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    """One form per command: a throw's crates sorted, left out when there are none (as the chat reads it)."""
+    if kind == "throw" and isinstance(body.get("crates"), list):
+        crates = sorted(body["crates"])
+        return {**{k: v for k, v in body.items() if k != "crates"}, **({"crates": crates} if crates else {})}
+    return body
+
+
+def _canonical_bodies(choice: Choice) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for body in choice.bodies(EXPANDED):
+        body = _canonical(choice.type, body)
+        if body not in out:
+            out.append(body)
+    return out
+
+
+def _options(choices: Sequence[Choice], kind: str) -> list[dict[str, Any]]:
+    """The bodies of ``kind`` on offer, each once in its chat form (for examples and suggestions)."""
+    out: list[dict[str, Any]] = []
+    for choice in choices:
+        if choice.type == kind:
+            out += [body for body in _canonical_bodies(choice) if body not in out]
+    return out
 
 
 def _alternatives(adapter: MadZeppelinAdapter, type_: str, options: Sequence[Mapping[str, Any]]) -> str:

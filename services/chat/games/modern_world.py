@@ -7,6 +7,11 @@ Cards and tokens may be shortened while unambiguous (``min`` Mining; ``a``/``r``
 research, victory, money; ``m`` materials, ``l`` labor, ``i`` influence). ``buy 4`` alone pays with action
 first, then research. A number alone bids it during an auction, a nation alone picks it. Anything else
 gets a reply naming what is wrong and listing what is legal now.
+
+What is legal comes as the seat's ``legal`` choices (:mod:`schemas.legal`, open ranges and card choices
+included): the help lists a few commands to copy and says the open choices in words; a command read is
+sent when one of the choices covers it (card lists and offers: when your hand and the partner allow it; the
+game judges the rest). Card lists are sent in table order, as hands are shown.
 """
 
 from __future__ import annotations
@@ -15,16 +20,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from schemas.envelopes import EventEnvelope
-from services.chat.adapter import ChatError, CommandDict, register_adapter
+from schemas.legal import Choice, IntRange, OneOf, Subset, choices_from_wire, covered
+from services.chat.adapter import ChatError, CommandDict
 from services.chat.games.natural import NaturalAdapter
 from services.chat.games.words import Item, Problem, by_prefix, count_of, read_items
-from services.games.modern_world import GAME
 from services.games.modern_world.data import (
+    CONVERTIBLE,
     EVENT_INDEX,
     EVENTS,
     HAND_LIMIT,
+    MAX_TRADE_CARDS,
     MONEY_PER_TOKEN,
     NATION_NAMES,
+    RESOURCE_INDEX,
     RESOURCE_NAMES,
     TOKENS,
 )
@@ -51,8 +59,10 @@ TOKEN_ALIASES = {
 }
 NATION_ALIASES = {"us": "USA", "america": "USA", "eu": "Europe"}
 FILLER = ("with", "of", "x", "card", "cards", "token", "tokens", "pay", "paying", "#", ":", "=", "the", "my", "in")
-CONVERTIBLE = tuple(t for t in TOKENS if t != "money")
 OFFERS_LISTED = 2
+CHECKED_BY_CHAT = frozenset({"invest", "discard", "propose_trade"})
+"""Commands chat checks itself (your cards, the partner) and leaves the rest to the game: ``legal`` lists
+card lists in a big hand only in part, and a side of a proposal with one kind of token."""
 LISTED = 4
 EXAMPLE_OFFER = "offer seat 1: Mining + 2 money for 2 labor"
 
@@ -119,7 +129,6 @@ def _trade_side(trade: Mapping[str, Any], key: str) -> str:
     return side_text(trade.get(key))
 
 
-@register_adapter(GAME.name)
 class ModernWorldAdapter(NaturalAdapter):
     command_words = frozenset(VERBS)  # what starts a command (a chat bridge tells commands from talk by it)
     help_text = ("Commands: bid 3 | pass | buy 4 (or buy 4 a1 r3) | invest mining, finance | offer seat 1: mining "
@@ -232,9 +241,9 @@ class ModernWorldAdapter(NaturalAdapter):
                 return f"bid {body['amount']}"
             case ("pass" | "done") as verb if not keys:
                 return str(verb)
-            case "buy" if keys == {"position", "action", "research"} and all(_is_int(v) and v >= 0 for v in
-                                                                             body.values()) and body["position"]:
-                paid = " ".join(f"{body[t]} {t}" for t in ("action", "research") if body[t])
+            case "buy" if keys <= {"position", "action", "research"} and "position" in keys and all(
+                    _is_int(v) and v >= 0 for v in body.values()) and body["position"]:
+                paid = " ".join(f"{body[t]} {t}" for t in ("action", "research") if body.get(t))
                 return f"buy {body['position']}{' with ' + paid if paid else ''}"
             case ("invest" | "discard") as verb if keys == {"cards"} and _is_cards(body["cards"]):
                 return f"{verb} {cards_text(body['cards'])}"
@@ -242,9 +251,10 @@ class ModernWorldAdapter(NaturalAdapter):
                 return f"build {body['card']}"
             case ("accept_trade" | "decline_trade") as verb if keys == {"id"} and _is_int(body["id"]):
                 return f"{verb.split('_')[0]} {body['id']}"
-            case "convert" if keys == {"into", "count"} and body["into"] in CONVERTIBLE and _is_int(body["count"]) \
-                    and body["count"] > 0:
-                return f"convert {body['count'] * MONEY_PER_TOKEN} money to {body['count']} {body['into']}"
+            case "convert" if keys in ({"into", "count"}, {"into"}) and body["into"] in CONVERTIBLE \
+                    and _is_int(body.get("count", 1)) and body.get("count", 1) > 0:
+                count = body.get("count", 1)
+                return f"convert {count * MONEY_PER_TOKEN} money to {count} {body['into']}"
             case "pick_nation" if keys == {"nation"} and body["nation"] in NATION_NAMES:
                 return f"nation {body['nation']}"
             case "propose_trade" if _is_offer(body):
@@ -254,51 +264,63 @@ class ModernWorldAdapter(NaturalAdapter):
         return super().format_command(command)
 
     def describe_legal(self, legal: Sequence[Mapping[str, Any]]) -> str:
+        """A few commands that can be sent as they are (each parses back), then the open choices in words."""
         if not legal:
             return "You have nothing to do right now."
+        menu = Menu(legal)
         parts: list[str] = []
         notes: list[str] = []
-        by_type: dict[str, list[Mapping[str, Any]]] = {}
-        for command in legal:
-            by_type.setdefault(command["type"], []).append(command)
-        bids = sorted(c["body"]["amount"] for c in by_type.get("bid", []))
-        if bids:
-            parts.append(f"bid {bids[0]}" if bids[0] == bids[-1] else f"bid {bids[0]}..{bids[-1]}")
-        positions = sorted({c["body"]["position"] for c in by_type.get("buy", [])})
-        parts += [f"buy {p}" for p in positions]
-        if positions:
-            notes.append(f"pay as you like: buy {positions[-1]} with 1 action {positions[-1] - 1} research"
-                         if positions[-1] > 1 else "buy 1 with 1 research")
-        offers = by_type.get("propose_trade", [])
-        for type_, commands in by_type.items():
-            if type_ == "propose_trade":
-                parts += [self.format_command(c) for c in offers[:OFFERS_LISTED]]
-                notes.append(f"any offer: {EXAMPLE_OFFER}")
+        for type_ in dict.fromkeys(c.type for c in menu.choices):
+            if type_ == "bid":
+                low, high = menu.bid_range()
+                parts.append(f"bid {low}" if low == high else f"bid {low}..{high}")
+            elif type_ == "buy":
+                positions = sorted({b["position"] for b in menu.buys()})
+                parts += [f"buy {p}" for p in positions]
+                top = positions[-1]
+                notes.append(f"pay as you like: buy {top} with 1 action {top - 1} research" if top > 1
+                             else "buy 1 with 1 research")
             elif type_ == "invest":
-                singles = [c for c in commands if len(c["body"]["cards"]) == 1]
-                parts += [self.format_command(c) for c in singles[:LISTED]]
-                parts += ["invest all"] if len(commands) > len(singles) else []
+                hand = menu.hand("invest")
+                singles = list(dict.fromkeys(hand))
+                parts += [f"invest {card}" for card in singles[:LISTED]]
+                parts += ["invest all"] if len(hand) > 1 else []
                 notes.append("any cards from your hand")
+            elif type_ == "discard":
+                hand, excess = menu.hand("discard"), menu.discard_count()
+                examples = [c for c in (hand[:excess], hand[-excess:]) if menu.covers("discard", {"cards": c})]
+                parts += [f"discard {cards_text(c)}" for c in dict.fromkeys(map(tuple, examples))]
+                notes.append(f"any {excess} card{'' if excess == 1 else 's'} from your hand")
             elif type_ == "build":
-                parts += [self.format_command(c) for c in commands[:LISTED]]
-                if len(commands) > LISTED:
-                    notes.append(f"build {', '.join(c['body']['card'] for c in commands[LISTED:])}")
-            elif type_ in ("accept_trade", "decline_trade") and len(commands) > 2:
-                verb, ids = type_.split("_")[0], [str(c["body"]["id"]) for c in commands]
+                cards = [c.body["card"] for c in menu.of("build")]
+                parts += [f"build {card}" for card in cards[:LISTED]]
+                if len(cards) > LISTED:
+                    notes.append(f"build {', '.join(cards[LISTED:])}")
+            elif type_ in ("accept_trade", "decline_trade"):
+                verb, ids = type_.split("_")[0], [str(i) for i in menu.ids(type_)]
                 parts.append(f"{verb} {ids[0]}")
-                notes.append(f"{verb} {', '.join(ids[1:])}")
-            elif type_ not in ("bid", "buy"):
-                parts += [self.format_command(c) for c in commands]
-            if type_ == "discard":
-                notes.append(f"any {len(commands[0]['body']['cards'])} cards from your hand")
-            if type_ == "convert":
-                notes.append("convert into any token: convert 3 money to 1 victory")
+                if len(ids) > 1:
+                    notes.append(f"{verb} {', '.join(ids[1:])}")
+            elif type_ == "propose_trade":
+                parts += [self.format_command(c) for c in menu.example_offers()[:OFFERS_LISTED]]
+                partners = menu.partners()
+                notes.append(f"offer to seat {', '.join(map(str, partners))}: your cards and tokens for cards and "
+                             f"tokens, e.g. {EXAMPLE_OFFER.replace('seat 1', f'seat {partners[0]}')}")
+            elif type_ == "convert":
+                most = menu.convert_most()
+                parts.append(f"convert {most * MONEY_PER_TOKEN} money to {most} victory")
+                notes.append(f"convert into any token, up to {most}: convert 3 money to 1 influence")
+            elif type_ == "pick_nation":
+                parts += [f"nation {n}" for n in menu.nations()]
+            else:  # pass, done
+                parts.append(type_)
         text = f"Legal now: {' | '.join(parts)}"
         return f"{text} (or any other: {'; '.join(notes)})" if notes else text
 
     # -- text in ---------------------------------------------------------------------------------
     def read(self, tokens: list[str], legal: Sequence[Mapping[str, Any]], help_: str) -> CommandDict | ChatError:
-        types = {c["type"] for c in legal}
+        menu = Menu(legal)
+        types = menu.types
         first, rest = tokens[0], tokens[1:]
         verb = VERBS.get(first)
         if verb is None and first.isdigit() and "bid" in types and not rest:
@@ -314,35 +336,39 @@ class ModernWorldAdapter(NaturalAdapter):
         result: CommandDict | str
         match verb:
             case "bid":
-                result = self._bid(rest, legal)
+                result = self._bid(rest, menu)
             case "pass" | "done":
                 result = {"type": verb, "body": {}} if not rest else f"'{first}' takes nothing more"
             case "buy":
-                result = self._buy(rest, legal)
+                result = self._buy(rest, menu)
             case "invest" | "discard" | "build":
-                result = self._cards(verb, rest, legal)
+                result = self._cards(verb, rest, menu)
             case "propose_trade":
-                result = self._offer(rest)
+                result = self._offer(rest, menu)
             case "accept_trade" | "decline_trade":
-                result = self._trade_id(verb, rest, legal)
+                result = self._trade_id(verb, rest, menu)
             case "convert":
-                result = self._convert(rest, legal)
+                result = self._convert(rest, menu)
             case _:
-                result = self._nation(rest, legal)
-        return ChatError(f"{result}. {help_}") if isinstance(result, str) else result
+                result = self._nation(rest, menu)
+        if isinstance(result, str):
+            return ChatError(f"{result}. {help_}")
+        if result["type"] not in CHECKED_BY_CHAT and not menu.covers(result["type"], result["body"]):
+            return ChatError(f"You cannot {self.format_command(result)} now. {help_}")  # pragma: no cover - guard
+        return result
 
-    def _bid(self, rest: Sequence[str], legal: Sequence[Mapping[str, Any]]) -> CommandDict | str:
-        bids = [c["body"]["amount"] for c in legal if c["type"] == "bid"]
+    def _bid(self, rest: Sequence[str], menu: Menu) -> CommandDict | str:
+        low, high = menu.bid_range()
         rest = [t for t in rest if t not in FILLER and t != "amount"]
         if len(rest) != 1 or not rest[0].isdigit():
-            return f"Bid a whole number of influence, like 'bid {min(bids)}'"
+            return f"Bid a whole number of influence, like 'bid {low}'"
         amount = count_of(rest[0])
-        if amount is None or not min(bids) <= amount <= max(bids):
-            return f"You can bid {min(bids)} to {max(bids)}" if min(bids) < max(bids) else f"You can bid {min(bids)}"
+        if amount is None or not low <= amount <= high:
+            return f"You can bid {low} to {high}" if low < high else f"You can bid {low}"
         return {"type": "bid", "body": {"amount": amount}}
 
-    def _buy(self, rest: Sequence[str], legal: Sequence[Mapping[str, Any]]) -> CommandDict | str:
-        buys = [c["body"] for c in legal if c["type"] == "buy"]
+    def _buy(self, rest: Sequence[str], menu: Menu) -> CommandDict | str:
+        buys = menu.buys()
         positions = sorted({b["position"] for b in buys})
         rest = [t for t in rest if t not in ("at", "position", "price", "for", "#")]
         if not rest or not rest[0].isdigit():
@@ -372,35 +398,34 @@ class ModernWorldAdapter(NaturalAdapter):
             return f"You can pay at most {most['action']} action and {most['research']} research"
         return {"type": "buy", "body": {"position": position, **paid}}
 
-    def _cards(self, verb: str, rest: Sequence[str], legal: Sequence[Mapping[str, Any]]) -> CommandDict | str:
-        options = [c["body"] for c in legal if c["type"] == verb]
+    def _cards(self, verb: str, rest: Sequence[str], menu: Menu) -> CommandDict | str:
         items = read_items(rest, _card_or_all if verb == "invest" else card_of, FILLER)
         if isinstance(items, Problem):
             return str(items)
-        cards = [name for name, count, _ in items for _ in range(count)]
-        if verb == "invest" and [name for name, _, _ in items] == ["all"]:
-            return {"type": "invest", "body": {"cards": _whole_hand(options)}}
-        if not cards:
-            return f"Name the cards, like '{self.format_command({'type': verb, 'body': options[0]})}'"
+        cards = in_table_order([name for name, count, _ in items for _ in range(count)])
         if verb == "build":
-            buildable = [o["card"] for o in options]
+            buildable = [c.body["card"] for c in menu.of("build")]
             if len(cards) != 1:
-                return "Build one card at a time"
+                return "Name one card to build, like 'build Mining'" if not cards else "Build one card at a time"
             if cards[0] not in buildable:
                 return f"You cannot build {cards[0]} now; you can build {', '.join(buildable)}"
             return {"type": "build", "body": {"card": cards[0]}}
-        if verb == "invest":
-            hand = _whole_hand(options)
-            short = [c for c in dict.fromkeys(cards) if cards.count(c) > hand.count(c)]
-            if short:
-                return f"Your hand is {cards_text(hand)}: no more {', '.join(short)} to invest"
-        else:
-            excess = len(options[0]["cards"])
-            if len(cards) != excess:
-                return f"You hold {excess + HAND_LIMIT} cards: discard exactly {excess}"
+        hand = menu.hand(verb)
+        if verb == "invest" and [name for name, _, _ in items] == ["all"]:
+            return {"type": "invest", "body": {"cards": hand}}
+        if not cards:
+            return f"Name the cards, like '{verb} {hand[0]}'"
+        short = [c for c in dict.fromkeys(cards) if cards.count(c) > hand.count(c)]
+        if short:
+            return f"Your hand is {cards_text(hand)}: no more {', '.join(short)} to {verb}"
+        if verb == "discard" and len(cards) != menu.discard_count():
+            excess = menu.discard_count()
+            return f"You hold {excess + HAND_LIMIT} cards: discard exactly {excess}"
         return {"type": verb, "body": {"cards": cards}}
 
-    def _offer(self, rest: Sequence[str]) -> CommandDict | str:
+    def _offer(self, rest: Sequence[str], menu: Menu) -> CommandDict | str:
+        """An offer is checked for what chat can see (the partner, your own cards); the game judges the rest
+        (``legal`` describes one kind of token a side; the game takes any)."""
         example = f"for example '{EXAMPLE_OFFER}'"
         rest = [t for t in rest if t not in (":", "#")]
         if rest[:1] == ["to"]:
@@ -412,6 +437,9 @@ class ModernWorldAdapter(NaturalAdapter):
         to = count_of(rest[0])
         if "for" not in rest:
             return f"Say what you give 'for' what you want, {example}"
+        partners = menu.partners()
+        if to not in partners:
+            return f"You can offer to seat {', '.join(map(str, partners))}" if partners else "Nobody can trade with you"
         cut = rest.index("for")
         sides: list[tuple[list[str], dict[str, int]]] = []
         for part in (rest[1:cut], rest[cut + 1:]):
@@ -425,8 +453,12 @@ class ModernWorldAdapter(NaturalAdapter):
         (give_cards, give_tokens), (get_cards, get_tokens) = sides
         if not (give_cards or give_tokens or get_cards or get_tokens):
             return "A trade must move at least one card or token"
-        if len(give_cards) > 20 or len(get_cards) > 20:
-            return "At most 20 cards a side"
+        if len(give_cards) > MAX_TRADE_CARDS or len(get_cards) > MAX_TRADE_CARDS:
+            return f"At most {MAX_TRADE_CARDS} cards a side"
+        hand = menu.hand("propose_trade")
+        short = [c for c in dict.fromkeys(give_cards) if give_cards.count(c) > hand.count(c)]
+        if short:
+            return f"Your hand is {cards_text(hand)}: no {', '.join(short)} to give" if hand else "You hold no cards"
         body: dict[str, Any] = {"to": to}
         for key, value in (("give_cards", give_cards), ("give_tokens", give_tokens), ("get_cards", get_cards),
                            ("get_tokens", get_tokens)):
@@ -434,8 +466,8 @@ class ModernWorldAdapter(NaturalAdapter):
                 body[key] = value
         return {"type": "propose_trade", "body": body}
 
-    def _trade_id(self, verb: str, rest: Sequence[str], legal: Sequence[Mapping[str, Any]]) -> CommandDict | str:
-        ids = [c["body"]["id"] for c in legal if c["type"] == verb]
+    def _trade_id(self, verb: str, rest: Sequence[str], menu: Menu) -> CommandDict | str:
+        ids = menu.ids(verb)
         said = verb.split("_")[0]
         rest = [t for t in rest if t not in FILLER and t not in ("trade", "offer", "#")]
         if not rest and len(ids) == 1:
@@ -444,13 +476,13 @@ class ModernWorldAdapter(NaturalAdapter):
             return f"Say which trade, like '{said} {ids[0]}'"
         tid = count_of(rest[0])
         if tid not in ids:
-            if verb == "accept_trade" and any(c["type"] == "decline_trade" and c["body"]["id"] == tid for c in legal):
+            if verb == "accept_trade" and tid in menu.ids("decline_trade"):
                 return f"You cannot pay for trade #{tid}: convert money, or decline it"
             return f"You can {said} trade {', '.join(f'#{i}' for i in ids)}"
         return {"type": verb, "body": {"id": tid}}
 
-    def _convert(self, rest: Sequence[str], legal: Sequence[Mapping[str, Any]]) -> CommandDict | str:
-        most = max(c["body"]["count"] for c in legal if c["type"] == "convert")
+    def _convert(self, rest: Sequence[str], menu: Menu) -> CommandDict | str:
+        most = menu.convert_most()
         example = f"like 'convert {MONEY_PER_TOKEN} money to 1 victory'"
         items = read_items([t for t in rest if t not in ("to", "into", "for")], token_of, FILLER)
         if isinstance(items, Problem):
@@ -470,8 +502,8 @@ class ModernWorldAdapter(NaturalAdapter):
             return f"Your money makes at most {most} token{'' if most == 1 else 's'}"
         return {"type": "convert", "body": {"into": into, "count": count}}
 
-    def _nation(self, rest: Sequence[str], legal: Sequence[Mapping[str, Any]]) -> CommandDict | str:
-        left = [c["body"]["nation"] for c in legal if c["type"] == "pick_nation"]
+    def _nation(self, rest: Sequence[str], menu: Menu) -> CommandDict | str:
+        left = menu.nations()
         rest = [t for t in rest if t not in FILLER]
         nation = nation_of(rest[0]) if len(rest) == 1 else Problem("Name one nation")
         if isinstance(nation, Problem) or nation not in left:
@@ -479,10 +511,99 @@ class ModernWorldAdapter(NaturalAdapter):
         return {"type": "pick_nation", "body": {"nation": nation}}
 
 
-def _whole_hand(invests: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The hand, from the investments legal now (each card alone, and the whole hand)."""
-    hands: list[list[str]] = [list(o["cards"]) for o in invests]
-    return max(hands, key=lambda cards: len(cards))
+class Menu:
+    """What chat reads off a seat's ``legal`` choices (their wire form, :mod:`schemas.legal`): the ranges,
+    the hand the card choices draw on, the ids, the partners; and whether a command is one of them."""
+
+    def __init__(self, legal: Sequence[Mapping[str, Any]]) -> None:
+        self.choices = choices_from_wire(legal)
+        self.types = {c.type for c in self.choices}
+
+    def of(self, type_: str) -> list[Choice]:
+        return [c for c in self.choices if c.type == type_]
+
+    def covers(self, type_: str, body: Mapping[str, Any]) -> bool:
+        return covered(self.choices, type_, body)
+
+    def bid_range(self) -> tuple[int, int]:
+        spec = self.of("bid")[0].free["amount"]
+        assert isinstance(spec, IntRange)
+        return spec.min, spec.max
+
+    def buys(self) -> list[dict[str, Any]]:
+        """The purchases written out in full (position, action, research)."""
+        return [dict(c.body) for c in self.of("buy") if len(c.body) == 3]
+
+    def hand(self, type_: str) -> list[str]:
+        """The most cards one ``type_`` choice names (the hand, in table order)."""
+        lists: list[list[str]] = []
+        for c in self.of(type_):
+            spec = c.free.get("give_cards" if type_ == "propose_trade" else "cards")
+            if isinstance(spec, Subset):
+                lists.append(list(spec.items))
+            elif isinstance(spec, OneOf):
+                lists += [list(v) for v in spec.values]
+        merged: dict[str, int] = {}
+        for cards in lists:
+            for card in set(cards):
+                merged[card] = max(merged.get(card, 0), cards.count(card))
+        return in_table_order([card for card, n in merged.items() for _ in range(n)])
+
+    def discard_count(self) -> int:
+        for c in self.of("discard"):
+            spec = c.free["cards"]
+            if isinstance(spec, Subset):
+                return spec.min
+            if isinstance(spec, OneOf) and spec.values:
+                return len(spec.values[0])
+        return 0
+
+    def ids(self, type_: str) -> list[int]:
+        return [c.body["id"] for c in self.of(type_)]
+
+    def convert_most(self) -> int:
+        for c in self.of("convert"):
+            spec = c.free.get("count")
+            if isinstance(spec, IntRange):
+                return spec.max
+        return 1
+
+    def nations(self) -> list[str]:
+        return [c.body["nation"] for c in self.of("pick_nation")]
+
+    def partners(self) -> list[int]:
+        for c in self.of("propose_trade"):
+            spec = c.free.get("to")
+            if isinstance(spec, OneOf):
+                return list(spec.values)
+        return []
+
+    def example_offers(self) -> list[dict[str, Any]]:
+        """Offers to show: your first card for a token of your partner's, then a token for a card."""
+        out = []
+        for keys in (("give_cards", "get_tokens"), ("give_tokens", "get_cards"), ("give_cards", "get_cards")):
+            for c in self.of("propose_trade"):
+                if set(c.free) == {"to", *keys}:
+                    body = {**c.body, **{name: _first(spec) for name, spec in c.free.items()}}
+                    out.append({"type": "propose_trade", "body": body})
+                    break
+        return out
+
+
+def _first(spec: Any) -> Any:
+    """The first value of a free field (``Choice.bodies`` would expand every field in full first)."""
+    if isinstance(spec, Subset):
+        return spec.items[: max(spec.min, 1)]
+    if isinstance(spec, OneOf):
+        return spec.values[0]
+    if isinstance(spec, IntRange):
+        return spec.min
+    raise ValueError(f"no first value of {spec!r}")
+
+
+def in_table_order(cards: Sequence[str]) -> list[str]:
+    """Cards sorted as hands are shown (and as ``legal`` lists them)."""
+    return sorted(cards, key=lambda c: RESOURCE_INDEX.get(c, len(RESOURCE_INDEX)))
 
 
 def _side(items: Sequence[Item]) -> tuple[list[str], dict[str, int]]:
@@ -493,7 +614,7 @@ def _side(items: Sequence[Item]) -> tuple[list[str], dict[str, int]]:
             tokens[name] = tokens.get(name, 0) + count
         else:
             cards += [name] * count
-    return cards, tokens
+    return in_table_order(cards), tokens
 
 
 def _is_offer(body: Mapping[str, Any]) -> bool:
@@ -504,4 +625,4 @@ def _is_offer(body: Mapping[str, Any]) -> bool:
     return cards_ok and tokens_ok and len(body) > 1
 
 
-__all__ = ["ModernWorldAdapter", "card_of", "nation_of", "token_of", "tokens_short"]
+__all__ = ["Menu", "ModernWorldAdapter", "card_of", "nation_of", "token_of", "tokens_short"]

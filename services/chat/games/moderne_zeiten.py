@@ -5,19 +5,24 @@ Industries may be shortened (``avi``, ``ship``, ``high``, ``auto``, ``tel``) or 
 (``high rise``, ``telecommunications``); counts go before or after the industry (``play aviation 2``), and
 an industry named alone counts one card. A number alone bids it during an auction. Input that is not
 such a command gets a reply naming what is wrong and listing what is legal now.
+
+``legal`` is the seat's list of choices as the view record carries them (``schemas.legal``): a bid's
+range and a play over the hand are open choices, described in words in the help and accepted whenever
+they cover what was written (``Choice.covers``); lists of single commands work the same way.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from schemas.envelopes import EventEnvelope
-from services.chat.adapter import ChatError, CommandDict, register_adapter
+from schemas.legal import Choice, Counts, IntRange, choices_from_wire, covered
+from schemas.moderne_zeiten import INDUSTRIES
+from services.chat.adapter import ChatError, CommandDict
 from services.chat.games.natural import NaturalAdapter
-from services.games.moderne_zeiten.data import INDUSTRIES
-from services.games.moderne_zeiten.setup import GAME_NAME
 from services.replay.boards.moderne_zeiten import (
     auction_line,
     cards_text,
@@ -97,7 +102,6 @@ def _count(digits: str) -> int | None:
     return int(digits) if len(digits) <= MAX_DIGITS else None
 
 
-@register_adapter(GAME_NAME)
 class ModerneZeitenAdapter(NaturalAdapter):
     command_words = frozenset(VERBS)  # what starts a command (a chat bridge tells commands from talk by it)
 
@@ -176,27 +180,43 @@ class ModerneZeitenAdapter(NaturalAdapter):
         return super().format_command(command)
 
     def describe_legal(self, legal: Sequence[Mapping[str, Any]]) -> str:
-        if not legal:
+        """What may be sent now, in words: open choices as ranges (``bid 4 to 15 (millions)``, ``play any
+        cards from your hand: ...``), single commands in their chat form."""
+        choices = choices_from_wire(legal)
+        if not choices:
             return "You have nothing to do right now."
         parts: list[str] = []
-        bids = sorted(c["body"]["amount"] for c in legal if c["type"] == "bid")
-        if bids:
-            parts.append(f"bid {bids[0]}" if len(bids) == 1 else f"bid {bids[0]}..{bids[-1]}")
-        plays = [c for c in legal if c["type"] == "play"]
-        listed = sorted(plays, key=lambda c: (len(c["body"]["cards"]), sum(c["body"]["cards"].values()),
-                                              [INDUSTRIES.index(i) for i in c["body"]["cards"]]))
-        for command in legal:
-            if command["type"] not in ("bid", "play"):
-                parts.append(self.format_command(command))
-        parts += [self.format_command(c) for c in listed[:PLAYS_LISTED]]
+        amounts = _bid_bounds(choices)
+        if amounts:
+            lo, hi = amounts
+            parts.append(f"bid {lo} (millions)" if lo == hi else f"bid {lo} to {hi} (millions)")
+        concrete_plays: list[Choice] = []
+        open_play: Counts | None = None
+        for choice in choices:
+            if choice.type == "bid":
+                continue
+            if choice.type == "play" and "cards" in choice.free:
+                spec = choice.free["cards"]
+                open_play = spec if isinstance(spec, Counts) else open_play
+            elif choice.type == "play" and not choice.free:
+                concrete_plays.append(choice)
+            elif choice.type == "move" and "to" in choice.free:
+                parts += [self.format_command({"type": "move", "body": {"to": to}}) for to in _targets([choice])]
+            else:
+                parts += [self.format_command({"type": choice.type, "body": body}) for body in choice.bodies(8)]
+        listed = sorted(concrete_plays, key=lambda c: _play_order(c.body["cards"]))
+        parts += [self.format_command({"type": "play", "body": c.body}) for c in listed[:PLAYS_LISTED]]
+        if open_play is not None:
+            parts.append(f"play any cards from your hand: {cards_text(open_play.max)}")
         text = f"Legal now: {' | '.join(parts)}"
-        if len(plays) > PLAYS_LISTED:
-            text += f" (or any other cards from your hand: {cards_text(_hand(legal))})"
+        if len(listed) > PLAYS_LISTED:
+            text += f" (or any other cards from your hand: {cards_text(_hand(choices))})"
         return text
 
     # -- text in ---------------------------------------------------------------------------------
     def read(self, tokens: list[str], legal: Sequence[Mapping[str, Any]], help_: str) -> CommandDict | ChatError:
-        types = {c["type"] for c in legal}
+        choices = choices_from_wire(legal)
+        types = {c.type for c in choices}
         first, rest = tokens[0], tokens[1:]
         verb = VERBS.get(first)
         if verb is None and first.isdigit() and "bid" in types:
@@ -212,46 +232,91 @@ class ModerneZeitenAdapter(NaturalAdapter):
             return ChatError(f"You cannot {said} now. {help_}")
         match verb:
             case "bid":
-                return self._bid(rest, legal, help_)
+                return self._bid(rest, choices, help_)
             case "pass" | "draw":
-                return {"type": verb, "body": {}} if not rest else ChatError(f"'{verb}' takes nothing more. {help_}")
+                if rest:
+                    return ChatError(f"'{verb}' takes nothing more. {help_}")
+                return _checked(choices, verb, {}, help_)
             case "play":
-                return self._play(rest, legal, help_)
-        return self._move(rest, legal, help_)
+                return self._play(rest, choices, help_)
+        return self._move(rest, choices, help_)
 
-    def _bid(self, rest: Sequence[str], legal: Sequence[Mapping[str, Any]], help_: str) -> CommandDict | ChatError:
-        bids = [c["body"]["amount"] for c in legal if c["type"] == "bid"]
+    def _bid(self, rest: Sequence[str], choices: Sequence[Choice], help_: str) -> CommandDict | ChatError:
+        lo, hi = _bid_bounds(choices) or (0, 0)
         rest = [t for t in rest if t not in FILLER]
         if len(rest) != 1 or not rest[0].isdigit():
-            return ChatError(f"Bid a whole number of millions, like 'bid {min(bids)}'. {help_}")
+            return ChatError(f"Bid a whole number of millions, like 'bid {lo}'. {help_}")
         amount = _count(rest[0])
-        if amount is None or not min(bids) <= amount <= max(bids):
-            return ChatError(f"You can bid {min(bids)} to {max(bids)}. {help_}")
+        if amount is None or not covered(choices, "bid", {"amount": amount}):
+            return ChatError(f"You can bid {lo} to {hi}. {help_}")
         return {"type": "bid", "body": {"amount": amount}}
 
-    def _play(self, rest: Sequence[str], legal: Sequence[Mapping[str, Any]], help_: str) -> CommandDict | ChatError:
+    def _play(self, rest: Sequence[str], choices: Sequence[Choice], help_: str) -> CommandDict | ChatError:
         cards = read_cards(rest) if rest else {}
         if isinstance(cards, str):
             return ChatError(f"{cards}. {help_}")
-        if not cards and {"type": "play", "body": {"cards": {}}} not in legal:
+        body = {"cards": cards}
+        if covered(choices, "play", body):
+            return {"type": "play", "body": body}
+        if not cards:
             return ChatError(f"Play what? Name cards from your hand, like 'play 2 aviation 1 telecom'. {help_}")
-        hand = _hand(legal)
+        hand = _hand(choices)
         short = [f"{hand.get(i, 0)} {i}" for i, n in cards.items() if n > hand.get(i, 0)]
         if short:
             return ChatError(f"You have only {', '.join(short)} in hand. {help_}")
-        return {"type": "play", "body": {"cards": cards}}
+        return ChatError(f"You cannot play {cards_text(cards)} now. {help_}")
 
-    def _move(self, rest: Sequence[str], legal: Sequence[Mapping[str, Any]], help_: str) -> CommandDict | ChatError:
-        choices = [c["body"]["to"] for c in legal if c["type"] == "move"]
+    def _move(self, rest: Sequence[str], choices: Sequence[Choice], help_: str) -> CommandDict | ChatError:
+        targets = _targets(choices)
         named = [t for t in rest if t not in FILLER]
         if len(named) != 1:
-            return ChatError(f"Say where to: {_choices_text(choices)}. {help_}")
+            return ChatError(f"Say where to: {_choices_text(targets)}. {help_}")
         word = named[0]
         word = "stay" if word in ("none", "null") else word
         to = None if word == "stay" else "finish" if word == "finish" else industry_of(word)
-        if (to is None and word != "stay") or to not in choices:
-            return ChatError(f"You cannot fly to '{word}' now; choose {_choices_text(choices)}. {help_}")
+        if (to is None and word != "stay") or not covered(choices, "move", {"to": to}):
+            return ChatError(f"You cannot fly to '{word}' now; choose {_choices_text(targets)}. {help_}")
         return {"type": "move", "body": {"to": to}}
+
+
+def _checked(choices: Sequence[Choice], kind: str, body: dict[str, Any], help_: str) -> CommandDict | ChatError:
+    if covered(choices, kind, body):
+        return {"type": kind, "body": body}
+    return ChatError(f"You cannot {kind} now. {help_}")
+
+
+def _bid_bounds(choices: Sequence[Choice]) -> tuple[int, int] | None:
+    """The lowest and the highest bid on offer (a range, or single bids), or None."""
+    amounts: list[int] = []
+    for choice in choices:
+        if choice.type != "bid":
+            continue
+        spec = choice.free.get("amount")
+        if isinstance(spec, IntRange):
+            amounts += [spec.min, spec.max] if spec.min <= spec.max else []
+        elif spec is None and _is_int(choice.body.get("amount")):
+            amounts.append(choice.body["amount"])
+        elif spec is not None:
+            amounts += [v for v in itertools.islice(_values_of(choice, "amount"), 1000) if _is_int(v)]
+    return (min(amounts), max(amounts)) if amounts else None
+
+
+def _values_of(choice: Choice, name: str) -> Iterator[Any]:
+    for body in choice.bodies():
+        yield body[name]
+
+
+def _targets(choices: Sequence[Choice]) -> list[Any]:
+    """Where a move may go: each ``to`` on offer, in the order listed."""
+    out: list[Any] = []
+    for choice in choices:
+        if choice.type == "move":
+            out += [to for to in _values_of(choice, "to") if to not in out]
+    return out
+
+
+def _play_order(cards: Mapping[str, int]) -> tuple[int, int, list[int]]:
+    return len(cards), sum(cards.values()), [INDUSTRIES.index(i) for i in cards if i in INDUSTRIES]
 
 
 def _is_int(value: Any) -> bool:
@@ -262,13 +327,16 @@ def _is_cards(value: Any) -> bool:
     return isinstance(value, Mapping) and all(k in INDUSTRIES and _is_int(n) and n > 0 for k, n in value.items())
 
 
-def _hand(legal: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """The cards in hand, as the largest count of each industry among the legal plays (they include the hand)."""
+def _hand(choices: Sequence[Choice]) -> dict[str, int]:
+    """The cards in hand: the most of each industry a play on offer may hold (open or listed plays)."""
     hand: dict[str, int] = {}
-    for command in legal:
-        if command["type"] == "play":
-            for industry, n in command["body"]["cards"].items():
-                hand[industry] = max(hand.get(industry, 0), n)
+    for choice in choices:
+        if choice.type != "play":
+            continue
+        spec = choice.free.get("cards")
+        held = spec.max if isinstance(spec, Counts) else choice.body.get("cards") or {}
+        for industry, n in held.items():
+            hand[industry] = max(hand.get(industry, 0), n)
     return {i: hand[i] for i in INDUSTRIES if hand.get(i)}
 
 

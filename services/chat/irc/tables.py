@@ -273,12 +273,11 @@ class Tables:
         out = [(table.channel, table.named(line)) for e in events[: record.version - table.shown]
                if (line := table.adapter.render_event(e.for_seat(None)))]
         table.shown = record.version
-        view = record.view
-        if view.get("finished"):
+        if record.finished:
             table.finished = True
-            out.append((table.channel, f"The match is over. {self._outcome(table, view.get('outcome'))}"))
+            out.append((table.channel, f"The match is over. {self._outcome(table, record.outcome)}"))
             return out
-        to_act = tuple(view.get("to_act") or ())
+        to_act = tuple(record.to_act)
         if to_act and to_act != table.announced_to_act:
             out.append((table.channel, f"Next: {', '.join(table.who(s) for s in to_act)}."))
         table.announced_to_act = to_act

@@ -36,7 +36,10 @@ Search follows by itself); ``use_ability`` {traitor | die | look+seat | seat | n
 ``reroll`` {die}; ``throw`` {card, crates}; ``end_sequence``; and the replies others owe mid-sequence:
 ``steal`` {take} (a Captain), ``give`` {what, card} (the Negotiator's target), ``arrange_hold``
 {order} (the Geologist). Traitor keys: captain, councillor, taster, guard, machinist, lookout,
-doctor, geologist, anarchist, clairvoyant, negotiator, opportunist, stowaway, shadow.
+doctor, geologist, anarchist, clairvoyant, negotiator, opportunist, stowaway, shadow. The bodies are
+read strictly against ``schemas/mad_zeppelin.py`` (no coercion, unknown fields refused; a field an
+ability does not take is refused even as null). A throw's ``crates`` may come in any order, and ``[]``
+is the same as leaving it out.
 
 Interpretations (where the texts leave a choice):
 - Standing abilities - Councillor, Taster, Guard, Machinist, Opportunist - need no activation: they
@@ -78,6 +81,6 @@ Interpretations (where the texts leave a choice):
 
 from __future__ import annotations
 
-from services.games.mad_zeppelin.game import GAME, MadZeppelin, MadZeppelinOptions
+from .game import GAME
 
-__all__ = ["GAME", "MadZeppelin", "MadZeppelinOptions"]
+__all__ = ["GAME"]

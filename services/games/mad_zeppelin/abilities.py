@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
+from schemas.mad_zeppelin import UseAbilityCommand
 from services.games.base import Event
 from services.games.errors import BadCommand, IllegalMove
-from services.games.fields import int_field, str_field
 from services.games.mad_zeppelin.data import (
     ABILITY_FIELDS,
     BLACK,
@@ -17,7 +17,6 @@ from services.games.mad_zeppelin.data import (
     NAME_OF,
     REROLLS_PER_TURN,
     STANDING,
-    TRAITOR_KEYS,
 )
 from services.games.mad_zeppelin.rules import (
     current_play,
@@ -26,8 +25,7 @@ from services.games.mad_zeppelin.rules import (
     taster_protected,
 )
 from services.games.mad_zeppelin.state import Play, Sequence, State
-
-Body = Mapping[str, Any]
+from services.games.tape import Tape
 
 
 def ability_now(state: State, seat: int) -> str:
@@ -45,65 +43,76 @@ def ability_now(state: State, seat: int) -> str:
     return play.identity
 
 
-def use_ability(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
+def use_ability(tape: Tape[State], seat: int, cmd: UseAbilityCommand) -> None:
+    state = tape.state
     ability = ability_now(state, seat)
     allowed = ABILITY_FIELDS[ability]
-    extra = sorted(str(k) for k in body if k not in allowed)
-    if extra:
+    sent = cmd.model_fields_set
+    if not sent <= allowed:
         takes = ", ".join(sorted(allowed)) or "no fields"
-        raise BadCommand(f"the {ability}'s ability takes {takes}; unexpected: {', '.join(extra)}")
-    return USES[ability](state, seat, body, rng)
+        raise BadCommand(f"the {ability}'s ability takes {takes}; unexpected: {', '.join(sorted(sent - allowed))}")
+    USES[ability](tape, state, seat, cmd)
 
 
-def _used(seat: int, ability: str, **details: Any) -> Event:
-    return Event("AbilityUsed", {"seat": seat, "ability": ability, **details})
+def _used(tape: Tape[State], seat: int, ability: str, **details: Any) -> None:
+    tape.emit("AbilityUsed", {"seat": seat, "ability": ability, **details})
 
 
-def _named(body: Body) -> str:
-    return str_field(body, "traitor", TRAITOR_KEYS)
+def _named(cmd: UseAbilityCommand) -> str:
+    if cmd.traitor is None:
+        raise BadCommand("'traitor': name a Traitor")
+    return cmd.traitor
 
 
-def _die(state: State, body: Body) -> int:
-    die = int_field(body, "die", 0, len(state.dice) - 1)
+def _die(state: State, die: int | None) -> int:
+    if die is None:
+        raise BadCommand("'die': say which die (0, 1 or 2)")
     if state.dice[die] == BLACK:
         raise IllegalMove(f"die {die} is out for this turn")
     return die
 
 
-def _other_seat(state: State, seat: int, body: Body) -> int:
-    target = int_field(body, "seat", 0, state.seats - 1)
+def _other_seat(state: State, seat: int, cmd: UseAbilityCommand) -> int:
+    target = cmd.seat
+    if target is None:
+        raise BadCommand("'seat': say which player")
+    if target >= state.seats:
+        raise BadCommand(f"'seat': there is no seat {target} in this match (0 to {state.seats - 1})")
     if target == seat:
         raise IllegalMove("choose another player, not yourself")
     return target
 
 
-def _captain(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
-    return [_used(seat, "captain", traitor=_named(body))]
+def _captain(tape: Tape[State], state: State, seat: int, cmd: UseAbilityCommand) -> None:
+    _used(tape, seat, "captain", traitor=_named(cmd))
 
 
-def _doctor(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
-    return [_used(seat, "doctor", traitor=_named(body))]
+def _doctor(tape: Tape[State], state: State, seat: int, cmd: UseAbilityCommand) -> None:
+    _used(tape, seat, "doctor", traitor=_named(cmd))
 
 
-def _stowaway(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
-    traitor = _named(body)
+def _stowaway(tape: Tape[State], state: State, seat: int, cmd: UseAbilityCommand) -> None:
+    traitor = _named(cmd)
     if traitor in played_traitors(state):
         raise IllegalMove(f"{NAME_OF[traitor]} has already been played this turn")
-    return [_used(seat, "stowaway", traitor=traitor)]
+    _used(tape, seat, "stowaway", traitor=traitor)
 
 
-def _shadow(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
+def _shadow(tape: Tape[State], state: State, seat: int, cmd: UseAbilityCommand) -> None:
     index = state.players[seat].current
     if index == 0:
         raise IllegalMove("no Traitor was played before him this turn: there is nothing to copy")
     source: Play = state.plays[index - 1]
     if source.identity == "shadow":
         raise IllegalMove(f"{NAME_OF[source.traitor]} has no colour or Ability to copy")
-    return [_used(seat, "shadow", source=source.traitor, copied=source.identity)]
+    _used(tape, seat, "shadow", source=source.traitor, copied=source.identity)
 
 
-def _lookout(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
-    return [_used(seat, "lookout", die=_die(state, body)), reroll_event(state, seat, body, rng)]
+def _lookout(tape: Tape[State], state: State, seat: int, cmd: UseAbilityCommand) -> None:
+    die = _die(state, cmd.die)
+    reroll = reroll_event(state, seat, die, tape.rng)
+    _used(tape, seat, "lookout", die=die)
+    tape.extend([reroll])
 
 
 def may_reroll(state: State, seat: int, seq: Sequence, in_ability: bool) -> str | None:
@@ -119,57 +128,55 @@ def may_reroll(state: State, seat: int, seq: Sequence, in_ability: bool) -> str 
     return None
 
 
-def reroll_event(state: State, seat: int, body: Body, rng: random.Random, in_ability: bool = True) -> Event:
-    int_field(body, "die", 0, len(state.dice) - 1)  # a malformed die is a bad command first
+def reroll_event(state: State, seat: int, die: int, rng: random.Random, in_ability: bool = True) -> Event:
+    """The DieRerolled event of a re-roll of ``die`` (the Lookout's ability or the ``reroll`` command)."""
     if state.seq is None:
         raise IllegalMove("you are not in your sequence")
     reason = may_reroll(state, seat, state.seq, in_ability)
     if reason:
         raise IllegalMove(reason)
-    return Event("DieRerolled", {"seat": seat, "die": _die(state, body), "face": rng.choice(FACES)})
+    return Event("DieRerolled", {"seat": seat, "die": _die(state, die), "face": rng.choice(FACES)})
 
 
-def _anarchist(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
-    return [_used(seat, "anarchist", die=_die(state, body))]
+def _anarchist(tape: Tape[State], state: State, seat: int, cmd: UseAbilityCommand) -> None:
+    _used(tape, seat, "anarchist", die=_die(state, cmd.die))
 
 
-def _clairvoyant(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
-    look = str_field(body, "look", ("unused", "player"))
+def _clairvoyant(tape: Tape[State], state: State, seat: int, cmd: UseAbilityCommand) -> None:
+    look = cmd.look
+    if look is None:
+        raise BadCommand("'look': say 'unused' (the airsick and unchosen Traitors) or 'player' (with seat)")
     if look == "unused":
-        if "seat" in body:
+        if "seat" in cmd.model_fields_set:
             raise BadCommand("'seat' only goes with look 'player'")
         target, traitors = None, sorted(state.airsick + state.pool)
     else:
-        target = _other_seat(state, seat, body)
+        target = _other_seat(state, seat, cmd)
         if taster_protected(state, target):
             raise IllegalMove(f"seat {target} is under the Taster's protection: abilities do not affect them")
         traitors = list(state.players[target].traitors)
     seen = {"seat": seat, "source": "clairvoyant", "of": target}
-    return [
-        _used(seat, "clairvoyant", look=look, target=target),
-        Event("TraitorsRevealed", {**seen, "traitors": traitors}, visible_to=(seat,), redacted=seen),
-    ]
+    _used(tape, seat, "clairvoyant", look=look, target=target)
+    tape.emit("TraitorsRevealed", {**seen, "traitors": traitors}, visible_to=(seat,), redacted=seen)
 
 
-def _negotiator(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
-    target = _other_seat(state, seat, body)
+def _negotiator(tape: Tape[State], state: State, seat: int, cmd: UseAbilityCommand) -> None:
+    target = _other_seat(state, seat, cmd)
     guard = steal_protection(state, target)
     if guard is not None:
         name = NAME_OF[guard]
         raise IllegalMove(f"seat {target} is protected by {name}: you cannot take their Gold or Cargo")
-    return [_used(seat, "negotiator", target=target)]
+    _used(tape, seat, "negotiator", target=target)
 
 
-def _geologist(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
+def _geologist(tape: Tape[State], state: State, seat: int, cmd: UseAbilityCommand) -> None:
     cards = list(state.hold[:GEOLOGIST_LOOK])
-    return [
-        _used(seat, "geologist"),
-        Event("HoldTopSeen", {"seat": seat, "cards": cards, "count": len(cards)}, visible_to=(seat,),
-              redacted={"seat": seat, "count": len(cards)}),
-    ]
+    _used(tape, seat, "geologist")
+    tape.emit("HoldTopSeen", {"seat": seat, "cards": cards, "count": len(cards)}, visible_to=(seat,),
+              redacted={"seat": seat, "count": len(cards)})
 
 
-USES: dict[str, Callable[[State, int, Body, random.Random], list[Event]]] = {
+USES: dict[str, Callable[[Tape[State], State, int, UseAbilityCommand], None]] = {
     "captain": _captain,
     "doctor": _doctor,
     "stowaway": _stowaway,

@@ -1,28 +1,37 @@
-"""Deciding commands: validate against the rules, return the events (then the automatic ones)."""
+"""Deciding commands: parse the body, check the turn, apply the rules; the events go onto a Tape, then
+the automatic steps that follow (:func:`~services.games.mad_zeppelin.flow.advance`)."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable
 from typing import Any
 
+from schemas.mad_zeppelin import (
+    COMMANDS,
+    ArrangeHoldCommand,
+    ChooseColourCommand,
+    DraftCommand,
+    GiveCommand,
+    PlayTraitorCommand,
+    RerollCommand,
+    StealCommand,
+    ThrowCommand,
+)
 from services.games.base import Command, Event
 from services.games.errors import BadCommand, GameOver, IllegalMove, NotYourTurn
-from services.games.fields import int_field, int_list_field, str_field, str_list_field
+from services.games.kit import parse_body
 from services.games.mad_zeppelin.abilities import reroll_event, use_ability
-from services.games.mad_zeppelin.acting import COMMAND_TYPES, expected
 from services.games.mad_zeppelin.data import (
     ALCOHOL,
-    CARGO_KINDS,
-    COLOURS,
     CRATE_VALUE,
     NAME_OF,
     THROWABLE,
-    TRAITOR_KEYS,
     WHITE,
 )
 from services.games.mad_zeppelin.evolve import evolve
 from services.games.mad_zeppelin.flow import advance, cargo_stolen, gift, give_options
+from services.games.mad_zeppelin.legal import expected
 from services.games.mad_zeppelin.rules import (
     crates_redundant,
     current_play,
@@ -30,32 +39,18 @@ from services.games.mad_zeppelin.rules import (
     is_banned,
     throw_cost,
 )
-from services.games.mad_zeppelin.state import Sequence, State
+from services.games.mad_zeppelin.state import Phase, Sequence, State
+from services.games.tape import Tape
 
-Body = Mapping[str, Any]
-
-FIELDS: dict[str, frozenset[str]] = {
-    "draft": frozenset({"traitor"}),
-    "choose_colour": frozenset({"die", "colour"}),
-    "play_traitor": frozenset({"traitor"}),
-    "steal": frozenset({"take"}),
-    "give": frozenset({"what", "card"}),
-    "arrange_hold": frozenset({"order"}),
-    "reroll": frozenset({"die"}),
-    "throw": frozenset({"card", "crates"}),
-    "end_sequence": frozenset(),
-}
+_OVER = Phase.OVER
 
 
 def decide(state: State, command: Command, rng: random.Random) -> list[Event]:
-    if state.phase == "over":
+    cmd = parse_body(COMMANDS, command.type, command.body)
+    if state.phase == _OVER:
         raise GameOver("the match is over")
     if state.seats == 0:
         raise IllegalMove("the match has not started")
-    if command.type not in COMMAND_TYPES:
-        raise BadCommand(f"unknown command '{command.type}'; known: {', '.join(sorted(COMMAND_TYPES))}")
-    if not isinstance(command.body, Mapping):
-        raise BadCommand("the command body must be a mapping")
     seat = command.seat
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.seats:
         raise NotYourTurn(f"seat {seat} is not in this match")
@@ -64,23 +59,10 @@ def decide(state: State, command: Command, rng: random.Random) -> list[Event]:
         raise NotYourTurn(f"it is seat {who}'s turn to {what}")
     if command.type not in types:
         raise IllegalMove(f"'{command.type}' is not possible now: you must {what}")
-    allowed = FIELDS.get(command.type)
-    if allowed is not None:
-        _only(command.body, allowed)
-    events = HANDLERS[command.type](state, seat, command.body, rng)
-    after = state
-    for event in events:
-        after = evolve(after, event)
-    events += advance(after, rng)[1]
-    return events
-
-
-def _only(body: Body, allowed: Collection[str]) -> None:
-    if all(k in allowed for k in body):
-        return
-    extra = sorted(str(k) for k in body if k not in allowed)
-    if extra:
-        raise BadCommand(f"unexpected field(s) {', '.join(extra)}")
+    tape = Tape(state, evolve, rng)
+    HANDLERS[command.type](tape, seat, cmd)
+    advance(tape)
+    return tape.events
 
 
 def _sequence(state: State) -> Sequence:
@@ -89,80 +71,82 @@ def _sequence(state: State) -> Sequence:
     return state.seq
 
 
-def _draft(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
-    traitor = str_field(body, "traitor", TRAITOR_KEYS)
-    if traitor not in state.pool:
-        raise IllegalMove(f"{NAME_OF[traitor]} is not among the Traitors passed to you")
-    return [Event("TraitorDrafted", {"seat": seat, "traitor": traitor}, visible_to=(seat,),
-                  redacted={"seat": seat})]
+def _draft(tape: Tape[State], seat: int, cmd: DraftCommand) -> None:
+    if cmd.traitor not in tape.state.pool:
+        raise IllegalMove(f"{NAME_OF[cmd.traitor]} is not among the Traitors passed to you")
+    tape.emit("TraitorDrafted", {"seat": seat, "traitor": cmd.traitor}, visible_to=(seat,), redacted={"seat": seat})
 
 
-def _choose_colour(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
-    die = int_field(body, "die", 0, len(state.dice) - 1)
-    colour = str_field(body, "colour", COLOURS)
-    if state.dice[die] != WHITE:
-        raise IllegalMove(f"die {die} shows {state.dice[die]}; only a white die needs a colour")
-    return [Event("DieColourChosen", {"seat": seat, "die": die, "colour": colour})]
+def _choose_colour(tape: Tape[State], seat: int, cmd: ChooseColourCommand) -> None:
+    face = tape.state.dice[cmd.die]
+    if face != WHITE:
+        raise IllegalMove(f"die {cmd.die} shows {face}; only a white die needs a colour")
+    tape.emit("DieColourChosen", {"seat": seat, "die": cmd.die, "colour": cmd.colour})
 
 
-def _play(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
-    traitor = str_field(body, "traitor", TRAITOR_KEYS)
+def _play(tape: Tape[State], seat: int, cmd: PlayTraitorCommand) -> None:
+    state, traitor = tape.state, cmd.traitor
     if traitor not in state.players[seat].traitors:
         raise IllegalMove(f"you do not hold {NAME_OF[traitor]}")
     if is_banned(state, seat, traitor):
         raise IllegalMove(f"{NAME_OF[traitor]} cannot be played this turn")
-    return [Event("TraitorPlayed", {"seat": seat, "traitor": traitor})]
+    tape.emit("TraitorPlayed", {"seat": seat, "traitor": traitor})
 
 
-def _steal(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
-    take = str_field(body, "take", ("gold", "cargo"))
+def _steal(tape: Tape[State], seat: int, cmd: StealCommand) -> None:
+    state = tape.state
     victim = _sequence(state).seat
-    if take == "gold":
-        return [Event("GoldStolen", {"thief": seat, "victim": victim})]
-    return [cargo_stolen(state, seat, victim, rng)]
+    if cmd.take == "gold":
+        tape.emit("GoldStolen", {"thief": seat, "victim": victim})
+    else:
+        tape.extend([cargo_stolen(state, seat, victim, tape.rng)])
 
 
-def _give(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
-    what = str_field(body, "what", ("gold", "cargo"))
+def _give(tape: Tape[State], seat: int, cmd: GiveCommand) -> None:
+    state = tape.state
     options = give_options(state, seat)
-    if what == "gold":
-        if "card" in body:
+    if cmd.what == "gold":
+        if "card" in cmd.model_fields_set:
             raise BadCommand("'card' only goes with what 'cargo'")
         if "gold" not in options:
             raise IllegalMove("you have no Gold to give")
-        return [gift(state, seat, _sequence(state).seat, "gold")]
-    card = str_field(body, "card", CARGO_KINDS)
+        tape.extend([gift(state, seat, _sequence(state).seat, "gold")])
+        return
+    card = cmd.card
+    if card is None:
+        raise BadCommand("'card': with what 'cargo', name the card kind to give")
     if card not in options:
         raise IllegalMove(f"you have no {card} in hand")
-    return [gift(state, seat, _sequence(state).seat, card)]
+    tape.extend([gift(state, seat, _sequence(state).seat, card)])
 
 
-def _arrange(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
-    n = _sequence(state).arrange
-    order = int_list_field(body, "order", 0, n - 1, max_len=n)
+def _arrange(tape: Tape[State], seat: int, cmd: ArrangeHoldCommand) -> None:
+    n = _sequence(tape.state).arrange
+    order = cmd.order
     if sorted(order) != list(range(n)):
         raise BadCommand(f"'order' must list each of the positions 0 to {n - 1} once")
-    return [Event("HoldRearranged", {"seat": seat, "order": order, "count": n}, visible_to=(seat,),
-                  redacted={"seat": seat, "count": n})]
+    tape.emit("HoldRearranged", {"seat": seat, "order": order, "count": n}, visible_to=(seat,),
+              redacted={"seat": seat, "count": n})
 
 
-def _reroll(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
-    return [reroll_event(state, seat, body, rng, in_ability=False)]
+def _reroll(tape: Tape[State], seat: int, cmd: RerollCommand) -> None:
+    tape.extend([reroll_event(tape.state, seat, cmd.die, tape.rng, in_ability=False)])
 
 
-def _throw(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
+def _throw(tape: Tape[State], seat: int, cmd: ThrowCommand) -> None:
+    state = tape.state
     seq = _sequence(state)
     if seq.throw == 2:
         raise IllegalMove("you have already taken your throw action this sequence")
-    card = str_field(body, "card", CARGO_KINDS)
-    crates = str_list_field(body, "crates", CRATE_VALUE, max_len=20) if "crates" in body else []
+    card, crates = cmd.card, cmd.crates
     player = state.players[seat]
     if card not in player.hand:
         raise IllegalMove(f"you have no {card} in hand")
     if card == ALCOHOL:
         if crates:
             raise IllegalMove("placing Alcohol costs nothing: keep your mysterious crates")
-        return [Event("AlcoholPlaced", {"seat": seat})]
+        tape.emit("AlcoholPlaced", {"seat": seat})
+        return
     if card not in THROWABLE:
         raise IllegalMove("mysterious crates never go overboard: use them to pay when you throw Cargo")
     play = current_play(state, seat)
@@ -180,15 +164,14 @@ def _throw(state: State, seat: int, body: Body, rng: random.Random) -> list[Even
     owed = max(0, cost - sum(CRATE_VALUE[c] for c in crates))
     if owed > player.gold:
         raise IllegalMove(f"throwing {card} costs you {owed} Gold but you have {player.gold}")
-    return [Event("CargoThrown", {"seat": seat, "card": card, "cost": cost, "crates": sorted(crates),
-                                  "gold": owed})]
+    tape.emit("CargoThrown", {"seat": seat, "card": card, "cost": cost, "crates": sorted(crates), "gold": owed})
 
 
-def _end(state: State, seat: int, body: Body, rng: random.Random) -> list[Event]:
-    return [Event("SequenceEnded", {"seat": seat})]
+def _end(tape: Tape[State], seat: int, cmd: Any) -> None:
+    tape.emit("SequenceEnded", {"seat": seat})
 
 
-HANDLERS: dict[str, Callable[[State, int, Body, random.Random], list[Event]]] = {
+HANDLERS: dict[str, Callable[[Tape[State], int, Any], None]] = {
     "draft": _draft,
     "choose_colour": _choose_colour,
     "play_traitor": _play,
@@ -200,3 +183,4 @@ HANDLERS: dict[str, Callable[[State, int, Body, random.Random], list[Event]]] = 
     "throw": _throw,
     "end_sequence": _end,
 }
+assert set(HANDLERS) == set(COMMANDS), "a handler for every command of the contract"

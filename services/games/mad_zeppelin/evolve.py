@@ -1,4 +1,7 @@
-"""Applying events: one small function per event type. No randomness, no validation."""
+"""Applying events: one small function per event type. No randomness, no validation.
+
+Reducers run on every event of every playout and replay: the hottest build a ``Player`` or ``Sequence`` by
+position rather than with ``_replace`` (see :mod:`~services.games.mad_zeppelin.state`)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,11 @@ from typing import Any
 from services.games.base import Event
 from services.games.mad_zeppelin.data import ACTIVATED, BLACK, STANDING, TARGETS, WHITE
 from services.games.mad_zeppelin.rules import taster_protected
-from services.games.mad_zeppelin.state import Note, Play, Player, Sequence, State
+from services.games.mad_zeppelin.state import Note, Phase, Play, Player, Sequence, State
+
+# the phases as module globals: reading a global is several times faster than an enum class attribute
+_DEAL, _DRAFT, _ROLL, _COLOURS, _PLAY = Phase.DEAL, Phase.DRAFT, Phase.ROLL, Phase.COLOURS, Phase.PLAY
+_ACTIONS, _TURN_START, _TURN_END, _OVER = Phase.ACTIONS, Phase.TURN_START, Phase.TURN_END, Phase.OVER
 
 Body = dict[str, Any]
 
@@ -30,7 +37,7 @@ def _player(state: State, seat: int, player: Player) -> tuple[Player, ...]:
 
 def _gold(state: State, seat: int, delta: int) -> tuple[Player, ...]:
     p = state.players[seat]
-    return _player(state, seat, p._replace(gold=p.gold + delta))
+    return _player(state, seat, Player(p.gold + delta, p.hand, p.front, p.traitors, p.current, p.rerolls))
 
 
 def _now(state: State) -> Sequence:
@@ -50,7 +57,7 @@ def _note(state: State, seat: int, note: Note) -> tuple[tuple[Note, ...], ...]:
 
 
 def _start_round(state: State, number: int, **changes: Any) -> State:
-    return state._replace(phase="play", round=number, seat=state.leader, seq=None, **changes)
+    return state._replace(phase=_PLAY, round=number, seat=state.leader, seq=None, **changes)
 
 
 def match_started(state: State, b: Body) -> State:
@@ -65,24 +72,30 @@ def hold_prepared(state: State, b: Body) -> State:
 
 
 def gold_taken(state: State, b: Body) -> State:
-    players = _gold(state, b["seat"], b["gold"])
+    gold = b["gold"]
+    players = _gold(state, b["seat"], gold)
     if b["reason"] == "search":
-        return state._replace(safe=state.safe - b["gold"], players=players, seq=_seq(state, searched=True))
-    return state._replace(safe=state.safe - b["gold"], players=players)
+        q = _now(state)
+        seq = Sequence(q.seat, True, q.ability_used, q.copied, q.throw, q.arrange, q.give, q.steals)  # searched
+        return state._replace(safe=state.safe - gold, players=players, seq=seq)
+    return state._replace(safe=state.safe - gold, players=players)
 
 
 def _top_taken(state: State) -> tuple[tuple[Note, ...], ...]:
     """A card left the top of the Hold: what the Geologist knows of the top moves up by one."""
-    if not any(note[0] == "hold_top" for notes in state.notes for note in notes):
-        return state.notes  # nothing to move (the same value a rebuild would give)
-    return tuple(tuple((k, of, cards[1:]) if k == "hold_top" else (k, of, cards) for k, of, cards in notes)
-                 for notes in state.notes)
+    for notes in state.notes:  # plain loops: this runs on every card drawn
+        for note in notes:
+            if note[0] == "hold_top":
+                return tuple(tuple((k, of, cards[1:]) if k == "hold_top" else (k, of, cards)
+                                   for k, of, cards in seat_notes) for seat_notes in state.notes)
+    return state.notes  # nothing to move (the same value a rebuild would give)
 
 
 def cargo_drawn(state: State, b: Body) -> State:
     p = state.players[b["seat"]]
     return state._replace(hold=state.hold[1:], notes=_top_taken(state),
-                          players=_player(state, b["seat"], p._replace(hand=_add(p.hand, state.hold[0]))))
+                          players=_player(state, b["seat"], Player(p.gold, _add(p.hand, state.hold[0]), p.front,
+                                                                   p.traitors, p.current, p.rerolls)))
 
 
 def journey_returned(state: State, b: Body) -> State:
@@ -100,19 +113,20 @@ def journey_placed(state: State, b: Body) -> State:
 
 def turn_started(state: State, b: Body) -> State:
     players = tuple(p._replace(traitors=(), current=-1, rerolls=0) for p in state.players)
-    return state._replace(phase="deal", turn=b["turn"], leader=b["leader"], round=0, seat=b["leader"],
+    return state._replace(phase=_DEAL, turn=b["turn"], leader=b["leader"], round=0, seat=b["leader"],
                           players=players, airsick=(), pool=(), dice=(), plays=(), bans=(), watches=(),
                           seq=None, notes=((),) * state.seats)
 
 
 def traitors_shuffled(state: State, b: Body) -> State:
-    return state._replace(phase="draft", seat=state.leader, airsick=tuple(b["airsick"]),
+    return state._replace(phase=_DRAFT, seat=state.leader, airsick=tuple(b["airsick"]),
                           pool=tuple(b["pool"]))
 
 
 def _dealt(state: State, b: Body) -> tuple[Player, ...]:
     p = state.players[b["seat"]]
-    return _player(state, b["seat"], p._replace(traitors=_add(p.traitors, b["traitor"])))
+    return _player(state, b["seat"], Player(p.gold, p.hand, p.front, _add(p.traitors, b["traitor"]), p.current,
+                                            p.rerolls))
 
 
 def traitor_dealt(state: State, b: Body) -> State:
@@ -121,7 +135,7 @@ def traitor_dealt(state: State, b: Body) -> State:
 
 def traitor_drafted(state: State, b: Body) -> State:
     nxt = (b["seat"] + 1) % state.seats
-    phase = "roll" if nxt == state.leader else "draft"
+    phase = _ROLL if nxt == state.leader else _DRAFT
     return state._replace(players=_dealt(state, b), pool=_take(state.pool, b["traitor"]), seat=nxt,
                           phase=phase)
 
@@ -134,13 +148,13 @@ def traitors_revealed(state: State, b: Body) -> State:
 
 def dice_rolled(state: State, b: Body) -> State:
     dice = tuple(b["faces"])
-    return state._replace(dice=dice, phase="colours") if WHITE in dice else _start_round(state, 1, dice=dice)
+    return state._replace(dice=dice, phase=_COLOURS) if WHITE in dice else _start_round(state, 1, dice=dice)
 
 
 def die_colour_chosen(state: State, b: Body) -> State:
     dice = list(state.dice)
     dice[b["die"]] = b["colour"]
-    if state.phase == "colours" and WHITE not in dice:
+    if state.phase == _COLOURS and WHITE not in dice:
         return _start_round(state, 1, dice=tuple(dice))
     return state._replace(dice=tuple(dice))
 
@@ -149,20 +163,21 @@ def traitor_played(state: State, b: Body) -> State:
     seat, traitor = b["seat"], b["traitor"]
     p = state.players[seat]
     plays = (*state.plays, Play(seat, traitor, traitor))
-    player = p._replace(traitors=_take(p.traitors, traitor), current=len(plays) - 1)
-    thieves = tuple(thief for thief, named in state.watches if named == traitor and thief != seat)
-    seq = Sequence(seat=seat, ability_used=traitor in STANDING, steals=thieves)
-    return state._replace(phase="actions", seat=seat, plays=plays, players=_player(state, seat, player),
+    player = Player(p.gold, p.hand, p.front, _take(p.traitors, traitor), len(plays) - 1, p.rerolls)
+    watches = state.watches
+    thieves = tuple(thief for thief, named in watches if named == traitor and thief != seat) if watches else ()
+    seq = Sequence(seat, False, traitor in STANDING, None, 0, 0, -1, thieves)  # by position: the hot path
+    return state._replace(phase=_ACTIONS, seat=seat, plays=plays, players=_player(state, seat, player),
                           seq=seq)
 
 
 def _next_seat(state: State, **changes: Any) -> State:
     nxt = (state.seat + 1) % state.seats
     if nxt != state.leader:
-        return state._replace(phase="play", seat=nxt, seq=None, **changes)
+        return state._replace(phase=_PLAY, seat=nxt, seq=None, **changes)
     if state.round == 1:
         return _start_round(state, 2, **changes)
-    return state._replace(phase="turn_end", seq=None, **changes)
+    return state._replace(phase=_TURN_END, seq=None, **changes)
 
 
 def sequence_skipped(state: State, b: Body) -> State:
@@ -226,7 +241,8 @@ def _take_on(state: State, seat: int, new_identity: str) -> State:
 
 def ability_used(state: State, b: Body) -> State:
     seat, ability = b["seat"], b["ability"]
-    seq = _seq(state, ability_used=True, copied=None)
+    q = _now(state)
+    seq = Sequence(q.seat, q.searched, True, None, q.throw, q.arrange, q.give, q.steals)  # used, nothing copied
     if ability == "captain":
         return state._replace(seq=seq, watches=(*state.watches, (seat, b["traitor"])))
     if ability == "doctor":
@@ -281,9 +297,9 @@ def nothing_given(state: State, b: Body) -> State:
 
 
 def _thrown(state: State) -> Sequence:
-    seq = _now(state)
-    after = 2 if seq.throw or state.plays[state.players[seq.seat].current].identity != "opportunist" else 1
-    return seq._replace(throw=after, copied=None)
+    q = _now(state)
+    after = 2 if q.throw or state.plays[state.players[q.seat].current].identity != "opportunist" else 1
+    return Sequence(q.seat, q.searched, q.ability_used, None, after, q.arrange, q.give, q.steals)  # nothing copied
 
 
 def cargo_thrown(state: State, b: Body) -> State:
@@ -304,11 +320,11 @@ def alcohol_placed(state: State, b: Body) -> State:
 
 
 def turn_ended(state: State, b: Body) -> State:
-    return state._replace(phase="turn_start")
+    return state._replace(phase=_TURN_START)
 
 
 def match_ended(state: State, b: Body) -> State:
-    return state._replace(phase="over", seq=None, end_reason=b["reason"], final_scores=tuple(b["scores"]),
+    return state._replace(phase=_OVER, seq=None, end_reason=b["reason"], final_scores=tuple(b["scores"]),
                           winners=tuple(b["winners"]), draw=b["draw"])
 
 

@@ -1,8 +1,8 @@
 """The steps nobody decides: dealing, rolling, skipping, searching, forced steals, scoring.
 
-``advance`` applies them one after the other until a seat has a decision to make (or the match ends).
-Every random outcome is drawn here from the ``rng`` of the command that led to it and written into
-an event.
+:func:`advance` writes them onto the decision's :class:`~services.games.tape.Tape` one after the other
+until a seat has a decision to make (or the match ends). Every random outcome is drawn here from the
+tape's ``rng`` (the one of the command that led to it) and written into an event.
 """
 
 from __future__ import annotations
@@ -21,47 +21,52 @@ from services.games.mad_zeppelin.data import (
     TRAITOR_KEYS,
     WHITE,
 )
-from services.games.mad_zeppelin.evolve import evolve
-from services.games.mad_zeppelin.rules import playable, ranking, scores, steal_protection
-from services.games.mad_zeppelin.state import Sequence, State
+from services.games.mad_zeppelin.rules import can_play, ranking, scores, steal_protection
+from services.games.mad_zeppelin.state import Phase, Sequence, State
+from services.games.tape import Tape
+
+_TURN_START, _DEAL, _ROLL, _PLAY = Phase.TURN_START, Phase.DEAL, Phase.ROLL, Phase.PLAY
+_ACTIONS, _TURN_END, _OVER = Phase.ACTIONS, Phase.TURN_END, Phase.OVER
 
 
-def advance(state: State, rng: random.Random) -> tuple[State, list[Event]]:
-    """The automatic events from ``state`` on, and the state after them."""
-    out: list[Event] = []
-    while True:
-        events = _auto(state, rng)
-        if not events:
-            return state, out
-        for event in events:
-            state = evolve(state, event)
-            out.append(event)
+def advance(tape: Tape[State]) -> None:
+    """Write the automatic events from the tape's state on, until a seat must decide or the match ends."""
+    while _step(tape, tape.state):
+        pass
 
 
-def _auto(state: State, rng: random.Random) -> list[Event]:
+def _step(tape: Tape[State], state: State) -> bool:
+    """Write the next automatic step's events; False when there is none."""
     phase = state.phase
-    if phase == "over":
-        return []
+    if phase == _OVER:
+        return False
     if state.journeys >= JOURNEYS:
-        return [match_ended(state, "journeys")]
-    if phase == "turn_start":
-        return [Event("TurnStarted", {"turn": state.turn + 1, "leader": (state.leader + 1) % state.seats})]
-    if phase == "deal":
-        return _deal(state, rng)
-    if phase == "roll":
-        return _roll(state, rng)
-    if phase == "play" and not playable(state, state.seat):
-        shown = list(state.players[state.seat].traitors)
-        return [Event("SequenceSkipped", {"seat": state.seat, "traitors": shown})]
-    if phase == "actions" and state.seq is not None:
-        return _in_sequence(state, state.seq, rng)
-    if phase == "turn_end":
+        tape.extend([match_ended(state, "journeys")])
+        return True
+    if phase == _ACTIONS:
+        seq = state.seq
+        return seq is not None and _in_sequence(tape, state, seq)
+    if phase == _PLAY:
+        if can_play(state, state.seat):
+            return False
+        tape.emit("SequenceSkipped", {"seat": state.seat, "traitors": list(state.players[state.seat].traitors)})
+        return True
+    if phase == _TURN_START:
+        tape.emit("TurnStarted", {"turn": state.turn + 1, "leader": (state.leader + 1) % state.seats})
+        return True
+    if phase == _DEAL:
+        _deal(tape, state, tape.rng)
+        return True
+    if phase == _ROLL:
+        _roll(tape, state, tape.rng)
+        return True
+    if phase == _TURN_END:
         points = scores(state)
-        events = [Event("TurnEnded", {"turn": state.turn, "scores": list(points)})]
+        tape.emit("TurnEnded", {"turn": state.turn, "scores": list(points)})
         if max(points) >= state.target:
-            events.append(match_ended(state, "target"))
-        return events
-    return []
+            tape.extend([match_ended(state, "target")])
+        return True
+    return False
 
 
 def match_ended(state: State, reason: str) -> Event:
@@ -73,59 +78,60 @@ def match_ended(state: State, reason: str) -> Event:
     })
 
 
-def _deal(state: State, rng: random.Random) -> list[Event]:
+def _deal(tape: Tape[State], state: State, rng: random.Random) -> None:
     order = list(TRAITOR_KEYS)
     rng.shuffle(order)
     n, sick = state.seats, AIRSICK_BY_SEATS[state.seats]
     airsick, dealt, pool = order[:sick], order[sick : sick + n], order[sick + n :]
     counts = {"airsick_count": sick, "pool_count": len(pool)}
-    events = [Event("TraitorsShuffled", {"airsick": sorted(airsick), "pool": sorted(pool), **counts},
-                    visible_to=(), redacted=counts)]
+    tape.emit("TraitorsShuffled", {"airsick": sorted(airsick), "pool": sorted(pool), **counts},
+              visible_to=(), redacted=counts)
     for i, traitor in enumerate(dealt):
         seat = (state.leader + i) % n
-        events.append(Event("TraitorDealt", {"seat": seat, "traitor": traitor}, visible_to=(seat,),
-                            redacted={"seat": seat}))
-    return events
+        tape.emit("TraitorDealt", {"seat": seat, "traitor": traitor}, visible_to=(seat,), redacted={"seat": seat})
 
 
-def _roll(state: State, rng: random.Random) -> list[Event]:
+def _roll(tape: Tape[State], state: State, rng: random.Random) -> None:
     leader = state.leader
     unused = sorted(state.airsick + state.pool)
     seen = {"seat": leader, "source": "leader", "of": None}
-    return [
-        Event("TraitorsRevealed", {**seen, "traitors": unused}, visible_to=(leader,), redacted=seen),
-        Event("DiceRolled", {"faces": [rng.choice(FACES) for _ in range(DICE)]}),
-    ]
+    tape.emit("TraitorsRevealed", {**seen, "traitors": unused}, visible_to=(leader,), redacted=seen)
+    tape.emit("DiceRolled", {"faces": [rng.choice(FACES) for _ in range(DICE)]})
 
 
-def _in_sequence(state: State, seq: Sequence, rng: random.Random) -> list[Event]:
+def _in_sequence(tape: Tape[State], state: State, seq: Sequence) -> bool:
     if seq.steals:
-        return _steal(state, seq.steals[0], seq.seat, rng)
+        return _steal(tape, state, seq.steals[0], seq.seat)
     if not seq.searched:
-        return _search(state, seq.seat)
+        _search(tape, state, seq.seat)
+        return True
     if seq.give >= 0:
-        return _give(state, seq.give, seq.seat)
+        return _give(tape, state, seq.give, seq.seat)
     if seq.arrange or WHITE in state.dice:
-        return []
+        return False
     if seq.ability_used and seq.throw == 2 and seq.copied is None:
-        return [Event("SequenceEnded", {"seat": seq.seat})]
-    return []
+        tape.emit("SequenceEnded", {"seat": seq.seat})
+        return True
+    return False
 
 
-def _steal(state: State, thief: int, victim: int, rng: random.Random) -> list[Event]:
+def _steal(tape: Tape[State], state: State, thief: int, victim: int) -> bool:
     """A Captain's steal; the thief only chooses when the victim has both Gold and Cargo."""
     who = {"thief": thief, "victim": victim}
     guard = steal_protection(state, victim)
     if guard is not None:
-        return [Event("StealMissed", {**who, "reason": guard})]
+        tape.emit("StealMissed", {**who, "reason": guard})
+        return True
     p = state.players[victim]
     if p.gold and p.hand:
-        return []
+        return False
     if p.gold:
-        return [Event("GoldStolen", who)]
-    if p.hand:
-        return [cargo_stolen(state, thief, victim, rng)]
-    return [Event("StealMissed", {**who, "reason": "nothing"})]
+        tape.emit("GoldStolen", who)
+    elif p.hand:
+        tape.extend([cargo_stolen(state, thief, victim, tape.rng)])
+    else:
+        tape.emit("StealMissed", {**who, "reason": "nothing"})
+    return True
 
 
 def cargo_stolen(state: State, thief: int, victim: int, rng: random.Random) -> Event:
@@ -149,28 +155,28 @@ def gift(state: State, giver: int, receiver: int, what: str) -> Event:
     return Event("CargoGiven", {**who, "card": what}, visible_to=seen, redacted=who)
 
 
-def _give(state: State, giver: int, receiver: int) -> list[Event]:
+def _give(tape: Tape[State], state: State, giver: int, receiver: int) -> bool:
     options = give_options(state, giver)
     if not options:
-        return [Event("NothingGiven", {"giver": giver, "receiver": receiver})]
+        tape.emit("NothingGiven", {"giver": giver, "receiver": receiver})
+        return True
     if len(options) == 1:
-        return [gift(state, giver, receiver, options[0])]
-    return []
+        tape.extend([gift(state, giver, receiver, options[0])])
+        return True
+    return False
 
 
-def _search(state: State, seat: int) -> list[Event]:
+def _search(tape: Tape[State], state: State, seat: int) -> None:
     traitor = state.plays[state.players[seat].current].traitor
     gold, draws = SEARCH.get(traitor, DEFAULT_SEARCH)
     safe = state.safe
     taken = min(gold, safe)
     safe -= taken
-    events = [Event("GoldTaken", {"seat": seat, "gold": taken, "reason": "search"})]
+    tape.emit("GoldTaken", {"seat": seat, "gold": taken, "reason": "search"})
     for card in state.hold[:draws]:
         if card == JOURNEY:
             pay = min(1, safe)
             safe -= pay
-            events.append(Event("JourneyPlaced", {"seat": seat, "gold": pay}))
+            tape.emit("JourneyPlaced", {"seat": seat, "gold": pay})
         else:
-            events.append(Event("CargoDrawn", {"seat": seat, "card": card}, visible_to=(seat,),
-                                redacted={"seat": seat}))
-    return events
+            tape.emit("CargoDrawn", {"seat": seat, "card": card}, visible_to=(seat,), redacted={"seat": seat})

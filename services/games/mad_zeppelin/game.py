@@ -1,113 +1,66 @@
-"""The Game object: options, set-up, and the contract functions wired together."""
+"""The game object of Mad Zeppelin: what the registry holds, each contract method delegating to the
+module that implements it."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel
 
+from schemas.legal import Choice
+from schemas.mad_zeppelin import GAME_NAME, Options
 from services.games.base import Command, Event, Outcome
-from services.games.errors import BadOptions
-from services.games.mad_zeppelin import acting, decide, legal, scoring, views
-from services.games.mad_zeppelin.data import (
-    ALL_CARDS,
-    JOURNEY,
-    REMOVED_BY_SEATS,
-    START_GOLD,
-)
-from services.games.mad_zeppelin.evolve import evolve
-from services.games.mad_zeppelin.flow import advance
+from services.games.mad_zeppelin import decide as _decide
+from services.games.mad_zeppelin import legal as _legal
+from services.games.mad_zeppelin import setup as _setup
+from services.games.mad_zeppelin.evolve import evolve as _evolve
+from services.games.mad_zeppelin.scoring import outcome as _outcome
 from services.games.mad_zeppelin.state import State
+from services.games.mad_zeppelin.views import view as _view
 
-NAME = "mad-zeppelin"
-
-
-class MadZeppelinOptions(BaseModel):
-    """Match options of Mad Zeppelin."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    mode: Literal["run", "long_haul"] = Field(
-        default="run", description="run: first to 20 points; long_haul: first to 30 points."
-    )
-
-
-def setup(options: Mapping[str, Any], seats: int, rng: random.Random) -> list[Event]:
-    try:
-        opts = MadZeppelinOptions.model_validate(dict(options))
-    except ValidationError as e:
-        problems = "; ".join(f"{'.'.join(map(str, err['loc'])) or 'options'}: {err['msg']}"
-                             for err in e.errors())
-        raise BadOptions(f"bad options for {NAME}: {problems}") from None
-    if isinstance(seats, bool) or not isinstance(seats, int) or seats not in REMOVED_BY_SEATS:
-        raise BadOptions(f"{NAME} is played by 2 to 6 players, not {seats}")
-    events = [Event("MatchStarted", {"game": NAME, "seats": seats, "options": opts.model_dump()})]
-    cargo = [kind for kind, count in ALL_CARDS.items() if kind != JOURNEY for _ in range(count)]
-    rng.shuffle(cargo)
-    cut = REMOVED_BY_SEATS[seats]
-    removed, hold = cargo[:cut], cargo[cut:] + [JOURNEY] * ALL_CARDS[JOURNEY]
-    rng.shuffle(hold)
-    counts = {"removed_count": len(removed), "hold_count": len(hold)}
-    events.append(Event("HoldPrepared", {"removed": sorted(removed), "hold": hold, **counts},
-                        visible_to=(), redacted=counts))
-    state = State()
-
-    def apply(event: Event) -> None:
-        nonlocal state
-        state = evolve(state, event)
-
-    for event in events:
-        apply(event)
-
-    def add(event: Event) -> None:
-        events.append(event)
-        apply(event)
-
-    for seat in range(seats):
-        add(Event("GoldTaken", {"seat": seat, "gold": min(START_GOLD, state.safe), "reason": "start"}))
-        while state.hold[0] == JOURNEY:
-            pay = {"seat": seat, "gold": min(1, state.safe)}
-            add(Event("JourneyReturned", {**pay, "position": rng.randrange(len(state.hold))},
-                      visible_to=(), redacted=pay))
-        add(Event("CargoDrawn", {"seat": seat, "card": state.hold[0]}, visible_to=(seat,),
-                  redacted={"seat": seat}))
-    add(Event("TurnStarted", {"turn": 1, "leader": rng.randrange(seats)}))
-    events += advance(state, rng)[1]
-    return events
+NAME = GAME_NAME
 
 
 class MadZeppelin:
-    name = NAME
-    title = "Mad Zeppelin"
-    min_seats = 2
-    max_seats = 6
-    Options: type[BaseModel] = MadZeppelinOptions
+    name = GAME_NAME
+    title = _setup.TITLE
+    min_seats = _setup.MIN_SEATS
+    max_seats = _setup.MAX_SEATS
+    Options: type[BaseModel] = Options
 
     def initial(self) -> State:
         return State()
 
     def setup(self, options: Mapping[str, Any], seats: int, rng: random.Random) -> list[Event]:
-        return setup(options, seats, rng)
+        return _setup.setup(options, seats, rng)
 
-    def decide(self, state: State, command: Command, rng: random.Random) -> list[Event]:
-        return decide.decide(state, command, rng)
-
-    def evolve(self, state: State, event: Event) -> State:
-        return evolve(state, event)
+    # decide and evolve run hundreds of thousands of times a second in playouts: the functions themselves,
+    # not methods calling them (a call less each)
+    decide = staticmethod(_decide.decide)
+    evolve = staticmethod(_evolve)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
-        return views.view(state, seat)
+        return _view(state, seat)
+
+    def legal(self, state: State, seat: int) -> list[Choice]:
+        return _legal.legal(state, seat)
 
     def legal_commands(self, state: State, seat: int) -> list[Command]:
-        return legal.legal_commands(state, seat)
+        # commands_of(canonical choices): each command once (a throw's crates sorted, left out when none),
+        # so a search bot's tree and an action space hold no duplicates; all of them are among legal's.
+        # Built directly: it runs at every step of a search bot's playouts (the legal tests check it equals
+        # services.games.base.commands_of(_legal.canonical(state, seat), seat)).
+        return _legal.canonical_commands(state, seat)
 
     def outcome(self, state: State) -> Outcome | None:
-        return scoring.outcome(state)
+        return _outcome(state)
 
     def to_act(self, state: State) -> frozenset[int]:
-        return acting.to_act(state)
+        return _legal.to_act(state)
 
 
 GAME = MadZeppelin()
+
+__all__ = ["GAME", "NAME", "MadZeppelin"]

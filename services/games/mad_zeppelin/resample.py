@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from services.games.mad_zeppelin.data import ALL_CARDS, JOURNEY, JOURNEYS, TRAITOR_KEYS
-from services.games.mad_zeppelin.state import Note, Play, Player, State
+from services.games.mad_zeppelin.state import Note, Phase, Play, Player, State
 from services.games.mad_zeppelin.state import Sequence as Seq
 
 RETRIES = 30
@@ -95,7 +95,7 @@ def _traitors(view: Mapping[str, Any], seat: int, notes: Sequence[Note], rng: ra
     plays = view["plays"]
     mine = [t["traitor"] for t in view["traitors"]]
     played = {p["traitor"] for p in plays}
-    free = [t for t in TRAITOR_KEYS if t not in played and t not in mine]
+    free: list[str] = [t for t in TRAITOR_KEYS if t not in played and t not in mine]
     fixed: dict[int, list[str]] = {seat: mine}
     unused: list[str] | None = None
     for kind, of, cards in notes:
@@ -113,7 +113,7 @@ def _traitors(view: Mapping[str, Any], seat: int, notes: Sequence[Note], rng: ra
             and (draft_pool is None or t not in draft_pool)]
 
     banned = set(view["named_unplayable"])
-    to_play = view["current_seat"] if view["phase"] == "play" and view["current_seat"] != seat else None
+    to_play = view["current_seat"] if view["phase"] == Phase.PLAY and view["current_seat"] != seat else None
     for attempt in range(RETRIES + 1):
         rest = list(base)
         rng.shuffle(rest)
@@ -173,7 +173,7 @@ def _acting_seat(view: Mapping[str, Any]) -> int:
     """``State.seat``: the drafter, the current player, the leader otherwise."""
     if view["current_seat"] is not None:
         return int(view["current_seat"])
-    if view["phase"] == "draft" and view["awaiting"] is not None:
+    if view["phase"] == Phase.DRAFT and view["awaiting"] is not None:
         return int(view["awaiting"]["seat"])
     return int(view["leader"])
 
@@ -209,7 +209,7 @@ def resample(view: Mapping[str, Any], seat: int, rng: random.Random) -> State:
         seats=n,
         mode=view["mode"],
         target=view["target"],
-        phase=view["phase"],
+        phase=Phase(view["phase"]),
         safe=view["safe"],
         hold=hold,
         removed=removed,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from services.games.mad_zeppelin.data import (
     ALCOHOL,
     BLACK,
@@ -41,7 +43,18 @@ def is_banned(state: State, seat: int, traitor: str) -> bool:
 
 
 def playable(state: State, seat: int) -> list[str]:
-    return [t for t in state.players[seat].traitors if not is_banned(state, seat, t)]
+    traitors = state.players[seat].traitors
+    if not state.bans:
+        return list(traitors)
+    return [t for t in traitors if not is_banned(state, seat, t)]
+
+
+def can_play(state: State, seat: int) -> bool:
+    """Whether ``seat`` holds a Traitor it may play (or must be skipped)."""
+    traitors = state.players[seat].traitors
+    if not state.bans:
+        return bool(traitors)
+    return any(not is_banned(state, seat, t) for t in traitors)
 
 
 def played_traitors(state: State) -> set[str]:
@@ -61,7 +74,7 @@ def throw_cost(state: State, seat: int, card: str) -> int:
     return max(0, COST[card] - discount)
 
 
-def crates_redundant(crates: list[str], cost: int) -> bool:
+def crates_redundant(crates: Sequence[str], cost: int) -> bool:
     """True when some crate is not needed: the others already cover ``cost`` (no change is given)."""
     if not crates:
         return False

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from services.games.base import Outcome
 from services.games.mad_zeppelin.rules import scores
-from services.games.mad_zeppelin.state import State
+from services.games.mad_zeppelin.state import Phase, State
 
 
 def outcome(state: State) -> Outcome | None:
-    if state.phase != "over":
+    if state.phase != Phase.OVER:
         return None
     return Outcome(
         scores=state.final_scores or scores(state),

@@ -1,14 +1,35 @@
-"""The immutable state of a Mad Zeppelin match: named tuples and tuples only.
+"""The immutable state of a Mad Zeppelin match: named tuples and tuples only, and the phase.
 
 Named tuples rather than frozen dataclasses: they are as immutable and compare by value, and
-``_replace`` is several times faster than ``dataclasses.replace`` (evolve runs it on every event).
-The generic ``NamedTuple._replace`` is swapped for a hand-written one, about twice as fast."""
+``_replace`` is several times faster than ``dataclasses.replace`` (evolve runs it on every event);
+:func:`services.games.kit.fast_replace` makes it faster still. On the hottest paths (a card drawn, a
+Traitor played, the Search, the ability and the throw) evolve builds a ``Player`` or a ``Sequence`` by
+position, which costs about half a ``_replace``: a new field goes at the end, and those calls are
+reviewed (``tests/games/test_mad_zeppelin_legal.py`` pins the field order)."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, TypeVar
+import enum
+from typing import NamedTuple
 
+from services.games.kit import fast_replace
 from services.games.mad_zeppelin.data import COLOUR_OF, SAFE_GOLD
+
+
+class Phase(enum.StrEnum):
+    """Where the match is. Views show the value (a plain string)."""
+
+    SETUP = "setup"  # before MatchStarted and during the set-up
+    TURN_START = "turn_start"  # a game turn ended without a winner: the next one starts
+    DEAL = "deal"  # the Traitors are to be shuffled and dealt
+    DRAFT = "draft"
+    ROLL = "roll"  # the leader looks at the unused Traitors and rolls the dice
+    COLOURS = "colours"  # the leader chooses colours for the white dice
+    PLAY = "play"  # state.seat plays a Traitor (or is skipped)
+    ACTIONS = "actions"  # state.seat's sequence (state.seq)
+    TURN_END = "turn_end"
+    OVER = "over"
+
 
 # A piece of private knowledge a seat gained this turn: (kind, about seat or -1, cards or traitors).
 # kinds: "unused" (airsick and unchosen Traitors), "traitors" (a player's unplayed Traitors),
@@ -16,6 +37,7 @@ from services.games.mad_zeppelin.data import COLOUR_OF, SAFE_GOLD
 Note = tuple[str, int, tuple[str, ...]]
 
 
+@fast_replace
 class Player(NamedTuple):
     gold: int = 0
     hand: tuple[str, ...] = ()  # Cargo cards in hand, sorted
@@ -25,6 +47,7 @@ class Player(NamedTuple):
     rerolls: int = 0  # Lookout re-rolls used this game turn
 
 
+@fast_replace
 class Play(NamedTuple):
     """A Traitor played this turn. ``identity``: whose colour and Ability it has now (its own at first;
     the Stowaway and the Shadow take on others')."""
@@ -38,6 +61,7 @@ class Play(NamedTuple):
         return COLOUR_OF[self.identity]
 
 
+@fast_replace
 class Sequence(NamedTuple):
     """The current player's sequence (play, Search, two actions) and what interrupts it."""
 
@@ -51,11 +75,12 @@ class Sequence(NamedTuple):
     steals: tuple[int, ...] = ()  # Captains' seats waiting to steal from this player, in order
 
 
+@fast_replace
 class State(NamedTuple):
     seats: int = 0
     mode: str = "run"
     target: int = 20
-    phase: str = "setup"  # setup, turn_start, deal, draft, roll, colours, play, actions, turn_end, over
+    phase: Phase = Phase.SETUP
     safe: int = SAFE_GOLD
     hold: tuple[str, ...] = ()  # top first
     removed: tuple[str, ...] = ()
@@ -78,28 +103,3 @@ class State(NamedTuple):
     final_scores: tuple[int, ...] = ()
     winners: tuple[int, ...] = ()
     draw: bool = False
-
-
-T = TypeVar("T", bound=tuple[Any, ...])
-_new_tuple = tuple.__new__
-
-
-def _fast_replace(cls: type[T]) -> None:
-    """Give the named tuple class ``cls`` a ``_replace`` about twice as fast as the generic one
-    (``_make`` and its length check dominate the generic one; the fields are known here)."""
-    index = {name: i for i, name in enumerate(cls._fields)}  # type: ignore[attr-defined]
-
-    def _replace(self: T, **changes: Any) -> T:
-        values = list(self)
-        try:
-            for name, value in changes.items():
-                values[index[name]] = value
-        except KeyError as e:
-            raise ValueError(f"Got unexpected field names: {[n for n in changes if n not in index]!r}") from e
-        return _new_tuple(cls, values)
-
-    setattr(cls, "_replace", _replace)  # noqa: B010  (NamedTuple forbids defining _replace in the body)
-
-
-for _cls in (Player, Play, Sequence, State):
-    _fast_replace(_cls)

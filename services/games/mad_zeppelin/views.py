@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.games.mad_zeppelin.acting import expected, to_act
 from services.games.mad_zeppelin.data import STANDING
+from services.games.mad_zeppelin.legal import expected
 from services.games.mad_zeppelin.rules import identity, is_banned, score
 from services.games.mad_zeppelin.scoring import outcome
-from services.games.mad_zeppelin.state import State
+from services.games.mad_zeppelin.state import Phase, State
 
 
 def view(state: State, seat: int | None) -> dict[str, Any]:
@@ -16,18 +16,19 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
     own = seat is not None and 0 <= seat < state.seats
     me = state.players[seat] if own and seat is not None else None
     who, types, what = expected(state)
+    phase = state.phase
     return {
         "seat": seat,
-        "to_act": sorted(to_act(state)),
-        "finished": state.phase == "over",
+        "to_act": [who] if who >= 0 else [],
+        "finished": phase == Phase.OVER,
         "outcome": result.as_dict() if result else None,
         "mode": state.mode,
         "target": state.target,
-        "phase": state.phase,
+        "phase": str(phase),  # the plain string, never the enum
         "turn": state.turn,
         "round": state.round,
         "leader": state.leader,
-        "current_seat": state.seat if state.phase in ("play", "actions") else None,
+        "current_seat": state.seat if phase in (Phase.PLAY, Phase.ACTIONS) else None,
         "awaiting": {"seat": who, "commands": sorted(types), "what": what} if who >= 0 else None,
         "safe": state.safe,
         "hold_count": len(state.hold),
@@ -46,7 +47,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "hand": list(me.hand) if me else None,
         "traitors": ([{"traitor": t, "playable": not is_banned(state, seat, t)} for t in me.traitors]
                      if me and seat is not None else None),
-        "draft_pool": list(state.pool) if own and state.phase == "draft" and state.seat == seat else None,
+        "draft_pool": list(state.pool) if own and phase == Phase.DRAFT and state.seat == seat else None,
         "knowledge": ([{"kind": k, "of": None if of < 0 else of, "cards": list(cards)}
                        for k, of, cards in state.notes[seat]] if own and seat is not None else None),
     }

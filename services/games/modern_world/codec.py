@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from schemas.modern_world import Token
 from services.games.modern_world.data import (
     EVENT_INDEX,
     EVENTS,
@@ -22,7 +23,7 @@ def token_map(tokens: Iterable[int]) -> dict[str, int]:
     return {TOKENS[i]: n for i, n in enumerate(tokens) if n}
 
 
-def token_tuple(counts: Mapping[str, int]) -> tuple[int, ...]:
+def token_tuple(counts: Mapping[str, int] | Mapping[Token, int]) -> tuple[int, ...]:
     if not counts:
         return NO_TOKENS
     out = [0] * 7

@@ -1,7 +1,9 @@
-"""Modern World as data: token types, the 28 resource cards, 25 market cards, 50 event cards, nations.
+"""Modern World as data: token types, the 28 resource cards, 25 market cards, 44 event cards, nations.
 
 Every card is transcribed from the seed rule text (``rules/seeds/modern_world.txt``). Cards are
-referred to by their index into these tables inside the rules and by their name on the wire.
+referred to by their index into these tables inside the rules and by their name on the wire. The
+names, and their order, come from the wire contract (:mod:`schemas.modern_world`); the tables here
+give each name its numbers.
 """
 
 from __future__ import annotations
@@ -9,17 +11,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-# Token types, in the order every per-player token tuple uses.
-TOKENS: Final = ("victory", "influence", "money", "materials", "labor", "research", "action")
+from schemas.modern_world import CONVERTIBLE as CONVERTIBLE
+from schemas.modern_world import EVENT_NAMES as EVENT_NAMES
+from schemas.modern_world import MARKET_NAMES as MARKET_NAMES
+from schemas.modern_world import MAX_TRADE_CARDS as MAX_TRADE_CARDS
+from schemas.modern_world import NATIONS as _NATION_NAMES
+from schemas.modern_world import RESOURCE_NAMES as RESOURCE_NAMES
+from schemas.modern_world import TABLEAU_SIZE as TABLEAU_SIZE
+from schemas.modern_world import TOKENS as TOKENS
+from schemas.modern_world import EventName, MarketName, Nation, ResourceName
+
+# Token types, in the order every per-player token tuple uses (TOKENS).
 VICTORY, INFLUENCE, MONEY, MATERIALS, LABOR, RESEARCH, ACTION = range(7)
-TOKEN_INDEX: Final = {name: i for i, name in enumerate(TOKENS)}
+NATION_NAMES: Final = _NATION_NAMES
+TOKEN_INDEX: Final[dict[str, int]] = {name: i for i, name in enumerate(TOKENS)}
 NO_TOKENS: Final = (0, 0, 0, 0, 0, 0, 0)
 
 # What every player produces before cards and permanent events (V I $ M L R A).
 BASELINE: Final = (1, 10, 4, 3, 3, 3, 3)
 START_TOKENS: Final = (3, 3, 3, 3, 3, 3, 3)
 
-TABLEAU_SIZE: Final = 10
 HAND_LIMIT: Final = 7
 RESOURCE_COPIES: Final = 4
 INVEST_FACTOR: Final = 3
@@ -32,88 +43,82 @@ EMERGING_MARKETS_EXTRA: Final = 2
 
 @dataclass(frozen=True, slots=True)
 class ResourceCard:
-    name: str
+    name: ResourceName
     production: tuple[int, ...]  # per token type, TOKENS order
 
 
-def _res(name: str, v: int, i: int, money: int, m: int, lab: int, r: int, a: int) -> ResourceCard:
-    return ResourceCard(name, (v, i, money, m, lab, r, a))
-
-
-# Card Name: V I $ M L R A (seed's column order; stored in TOKENS order, which is the same).
-RESOURCES: Final = (
-    _res("Government", 0, 0, 0, 0, 0, 0, 2),
-    _res("Science", 0, 0, 0, 0, 0, 2, 0),
-    _res("Agriculture", 0, 0, 0, 0, 2, 0, 0),
-    _res("Mining", 0, 0, 0, 2, 0, 0, 0),
-    _res("Finance", 0, 0, 4, 0, 0, 0, 0),
-    _res("Military", 0, 2, 0, 0, 0, 0, 0),
-    _res("Culture", 2, 0, 0, 0, 0, 0, 0),
-    _res("Media", 1, 1, 0, 0, 0, 0, 0),
-    _res("Entertainment", 1, 0, 2, 0, 0, 0, 0),
-    _res("Chemicals", 1, 0, 0, 1, 0, 0, 0),
-    _res("Medicine", 1, 0, 0, 0, 1, 0, 0),
-    _res("Technology", 1, 0, 0, 0, 0, 1, 0),
-    _res("Law", 1, 0, 0, 0, 0, 0, 1),
-    _res("Oil", 0, 1, 2, 0, 0, 0, 0),
-    _res("Energy", 0, 1, 0, 1, 0, 0, 0),
-    _res("Land", 0, 1, 0, 0, 1, 0, 0),
-    _res("Internet", 0, 1, 0, 0, 0, 1, 0),
-    _res("Politics", 0, 1, 0, 0, 0, 0, 1),
-    _res("Manufacturing", 0, 0, 2, 1, 0, 0, 0),
-    _res("Fishing", 0, 0, 2, 0, 1, 0, 0),
-    _res("Corporations", 0, 0, 2, 0, 0, 1, 0),
-    _res("Commerce", 0, 0, 2, 0, 0, 0, 1),
-    _res("Water", 0, 0, 0, 1, 1, 0, 0),
-    _res("Industry", 0, 0, 0, 1, 0, 1, 0),
-    _res("Infrastructure", 0, 0, 0, 1, 0, 0, 1),
-    _res("Education", 0, 0, 0, 0, 1, 1, 0),
-    _res("Cities", 0, 0, 0, 0, 1, 0, 1),
-    _res("Bureaucracy", 0, 0, 0, 0, 0, 1, 1),
-)
-RESOURCE_INDEX: Final = {card.name: i for i, card in enumerate(RESOURCES)}
-RESOURCE_NAMES: Final = tuple(card.name for card in RESOURCES)
+# Card name: V I $ M L R A (seed's column order; stored in TOKENS order, which is the same).
+_PRODUCTION: Final[dict[ResourceName, tuple[int, int, int, int, int, int, int]]] = {
+    "Government": (0, 0, 0, 0, 0, 0, 2),
+    "Science": (0, 0, 0, 0, 0, 2, 0),
+    "Agriculture": (0, 0, 0, 0, 2, 0, 0),
+    "Mining": (0, 0, 0, 2, 0, 0, 0),
+    "Finance": (0, 0, 4, 0, 0, 0, 0),
+    "Military": (0, 2, 0, 0, 0, 0, 0),
+    "Culture": (2, 0, 0, 0, 0, 0, 0),
+    "Media": (1, 1, 0, 0, 0, 0, 0),
+    "Entertainment": (1, 0, 2, 0, 0, 0, 0),
+    "Chemicals": (1, 0, 0, 1, 0, 0, 0),
+    "Medicine": (1, 0, 0, 0, 1, 0, 0),
+    "Technology": (1, 0, 0, 0, 0, 1, 0),
+    "Law": (1, 0, 0, 0, 0, 0, 1),
+    "Oil": (0, 1, 2, 0, 0, 0, 0),
+    "Energy": (0, 1, 0, 1, 0, 0, 0),
+    "Land": (0, 1, 0, 0, 1, 0, 0),
+    "Internet": (0, 1, 0, 0, 0, 1, 0),
+    "Politics": (0, 1, 0, 0, 0, 0, 1),
+    "Manufacturing": (0, 0, 2, 1, 0, 0, 0),
+    "Fishing": (0, 0, 2, 0, 1, 0, 0),
+    "Corporations": (0, 0, 2, 0, 0, 1, 0),
+    "Commerce": (0, 0, 2, 0, 0, 0, 1),
+    "Water": (0, 0, 0, 1, 1, 0, 0),
+    "Industry": (0, 0, 0, 1, 0, 1, 0),
+    "Infrastructure": (0, 0, 0, 1, 0, 0, 1),
+    "Education": (0, 0, 0, 0, 1, 1, 0),
+    "Cities": (0, 0, 0, 0, 1, 0, 1),
+    "Bureaucracy": (0, 0, 0, 0, 0, 1, 1),
+}
+RESOURCES: Final = tuple(ResourceCard(name, _PRODUCTION[name]) for name in RESOURCE_NAMES)
+RESOURCE_INDEX: Final[dict[str, int]] = {name: i for i, name in enumerate(RESOURCE_NAMES)}
 
 
 @dataclass(frozen=True, slots=True)
 class MarketCard:
-    name: str
+    name: MarketName
     token: int
     amount: int
 
 
-def _mkt(name: str, amount: int, token: int) -> MarketCard:
-    return MarketCard(name, token, amount)
-
-
-MARKETS: Final = (
-    _mkt("Middle East", 9, VICTORY),
-    _mkt("Central Asia", 3, LABOR),
-    _mkt("South East Asia", 7, LABOR),
-    _mkt("North Africa", 5, VICTORY),
-    _mkt("Sub-Saharan Africa", 7, MATERIALS),
-    _mkt("Oil Rich State", 9, MATERIALS),
-    _mkt("Central America", 5, LABOR),
-    _mkt("South America", 11, MONEY),
-    _mkt("Scandinavia", 7, RESEARCH),
-    _mkt("Eastern Europe", 9, RESEARCH),
-    _mkt("Third World Country", 5, MATERIALS),
-    _mkt("Caribbean Nation", 7, MONEY),
-    _mkt("Indigenous Population", 7, LABOR),
-    _mkt("Secular Arab Country", 5, VICTORY),
-    _mkt("Developing Economy", 9, MONEY),
-    _mkt("Asian Tiger", 13, MONEY),
-    _mkt("Banana Republic", 3, MATERIALS),
-    _mkt("Internet Economy", 7, ACTION),
-    _mkt("Regional Cartel", 5, ACTION),
-    _mkt("Balkan State", 5, MONEY),
-    _mkt("Baltic State", 3, RESEARCH),
-    _mkt("Global Market", 9, ACTION),
-    _mkt("Commonwealth State", 5, RESEARCH),
-    _mkt("Pacific Rim Nation", 3, ACTION),
-    _mkt("Island Nation", 4, MONEY),
-)
-MARKET_INDEX: Final = {card.name: i for i, card in enumerate(MARKETS)}
+# Card name: (reward amount, reward token).
+_REWARDS: Final[dict[MarketName, tuple[int, int]]] = {
+    "Middle East": (9, VICTORY),
+    "Central Asia": (3, LABOR),
+    "South East Asia": (7, LABOR),
+    "North Africa": (5, VICTORY),
+    "Sub-Saharan Africa": (7, MATERIALS),
+    "Oil Rich State": (9, MATERIALS),
+    "Central America": (5, LABOR),
+    "South America": (11, MONEY),
+    "Scandinavia": (7, RESEARCH),
+    "Eastern Europe": (9, RESEARCH),
+    "Third World Country": (5, MATERIALS),
+    "Caribbean Nation": (7, MONEY),
+    "Indigenous Population": (7, LABOR),
+    "Secular Arab Country": (5, VICTORY),
+    "Developing Economy": (9, MONEY),
+    "Asian Tiger": (13, MONEY),
+    "Banana Republic": (3, MATERIALS),
+    "Internet Economy": (7, ACTION),
+    "Regional Cartel": (5, ACTION),
+    "Balkan State": (5, MONEY),
+    "Baltic State": (3, RESEARCH),
+    "Global Market": (9, ACTION),
+    "Commonwealth State": (5, RESEARCH),
+    "Pacific Rim Nation": (3, ACTION),
+    "Island Nation": (4, MONEY),
+}
+MARKETS: Final = tuple(MarketCard(name, _REWARDS[name][1], _REWARDS[name][0]) for name in MARKET_NAMES)
+MARKET_INDEX: Final[dict[str, int]] = {name: i for i, name in enumerate(MARKET_NAMES)}
 
 # Who an event card hits.
 ALL, RANDOM, HIGHEST, LOWEST, NOBODY = "all", "random", "highest", "lowest", "nobody"
@@ -129,7 +134,7 @@ EXTRA_MARKETS = "extra_markets"  # `amount` more market cards in this turn's mar
 
 @dataclass(frozen=True, slots=True)
 class EventCard:
-    name: str
+    name: EventName
     target: str  # ALL, RANDOM, HIGHEST, LOWEST or NOBODY
     effect: str
     capacity: int | None = None  # for HIGHEST/LOWEST: the capacity compared
@@ -143,19 +148,19 @@ class EventCard:
         return self.effect == PERMANENT
 
 
-def _pw(name: str, target: str, capacity: int, effect: str, token: int | None, amount: int = 0) -> EventCard:
+def _pw(name: EventName, target: str, capacity: int, effect: str, token: int | None, amount: int = 0) -> EventCard:
     return EventCard(name, target, effect, capacity=capacity, token=token, amount=amount)
 
 
-def _perm(name: str, token: int, amount: int) -> EventCard:
+def _perm(name: EventName, token: int, amount: int) -> EventCard:
     return EventCard(name, RANDOM, PERMANENT, token=token, amount=amount)
 
 
-def _dice(name: str, target: str, effect: str, token: int) -> EventCard:
+def _dice(name: EventName, target: str, effect: str, token: int) -> EventCard:
     return EventCard(name, target, effect, token=token, die=True)
 
 
-EVENTS: Final = (
+_EVENT_CARDS: Final = (
     _pw("Political Crisis", LOWEST, INFLUENCE, LOSE_ALL, ACTION),
     _pw("Foreign Insurgency", HIGHEST, INFLUENCE, LOSE_ALL, ACTION),
     _pw("Overpopulation", HIGHEST, LABOR, LOSE, VICTORY, 10),
@@ -201,9 +206,12 @@ EVENTS: Final = (
     _perm("Military Buildup", INFLUENCE, 1),
     EventCard("Emerging Markets", NOBODY, EXTRA_MARKETS, amount=EMERGING_MARKETS_EXTRA),
 )
-EVENT_INDEX: Final = {card.name: i for i, card in enumerate(EVENTS)}
+_EVENT_BY_NAME: Final = {card.name: card for card in _EVENT_CARDS}
+EVENTS: Final = tuple(_EVENT_BY_NAME[name] for name in EVENT_NAMES)
+EVENT_INDEX: Final[dict[str, int]] = {name: i for i, name in enumerate(EVENT_NAMES)}
 
-NATIONS: Final = {
+# Each nation's resource card, put into play when it is picked.
+NATIONS: Final[dict[Nation, ResourceName]] = {
     "Europe": "Culture",
     "China": "Manufacturing",
     "Japan": "Technology",
@@ -211,9 +219,8 @@ NATIONS: Final = {
     "Russia": "Land",
     "USA": "Military",
 }
-NATION_NAMES: Final = tuple(NATIONS)
 
-# The nine phases, in order; the decision phases are the ones a state can wait in.
-PHASES: Final = (
-    "production", "event", "leader", "market", "resource", "investment", "trade", "build", "end",
-)
+assert set(_PRODUCTION) == set(RESOURCE_NAMES) and set(_REWARDS) == set(MARKET_NAMES)
+assert len(_EVENT_CARDS) == len(EVENT_NAMES) and set(_EVENT_BY_NAME) == set(EVENT_NAMES)
+assert tuple(NATIONS) == NATION_NAMES
+

@@ -8,7 +8,7 @@ and read event bodies straight into indices rather than through intermediate tup
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from services.games.base import Event, Outcome
 from services.games.modern_world.codec import event_ids, market_ids, res_ids, token_tuple
@@ -30,13 +30,9 @@ from services.games.modern_world.data import (
     TOKEN_INDEX,
 )
 from services.games.modern_world.state import (
-    NATIONS as NATIONS_PHASE,
-)
-from services.games.modern_world.state import (
-    OVER,
-    SETUP,
-    TRADE,
+    PHASE_OF,
     Auction,
+    Phase,
     Player,
     State,
     Trade,
@@ -46,6 +42,46 @@ from services.games.modern_world.state import (
 )
 
 Body = dict[str, Any]
+T = TypeVar("T", bound=tuple[Any, ...])
+_new = tuple.__new__  # builds a NamedTuple from its values without the generated __new__'s keyword handling
+_TRADE = Phase.TRADE  # hoisted: an enum member lookup costs ~0.1 us on the hot path
+
+
+def _field_setter(cls: type[T], name: str) -> Callable[[T, Any], T]:
+    """``lambda x, v: x._replace(name=v)`` without the keyword handling: the hottest replacements."""
+    i = cls._fields.index(name)  # type: ignore[attr-defined]
+
+    def set_(x: T, value: Any) -> T:
+        values = list(x)
+        values[i] = value
+        return _new(cls, values)
+
+    return set_
+
+
+def _fields_setter(cls: type[T], *names: str) -> Callable[..., T]:
+    """``lambda x, *v: x._replace(**dict(zip(names, v)))`` without the keyword handling."""
+    where = tuple(cls._fields.index(name) for name in names)  # type: ignore[attr-defined]
+
+    def set_(x: T, *changed: Any) -> T:
+        values = list(x)
+        for i, value in zip(where, changed, strict=True):
+            values[i] = value
+        return _new(cls, values)
+
+    return set_
+
+
+_set_auction = _field_setter(State, "auction")
+_set_players = _field_setter(State, "players")
+_set_trades = _field_setter(State, "trades")
+_set_tokens = _field_setter(Player, "tokens")
+_set_tokens_hand = _fields_setter(Player, "tokens", "hand")
+_set_bought = _fields_setter(State, "players", "tableau", "resource_deck")
+_set_queue_builds = _fields_setter(State, "queue", "builds")
+_set_done_trades = _fields_setter(State, "done", "trades")
+_set_proposed = _fields_setter(State, "trades", "next_trade_id", "proposals")
+_set_players_discard = _fields_setter(State, "players", "resource_discard")
 
 
 def _with(players: tuple[Player, ...], seat: int, player: Player) -> tuple[Player, ...]:
@@ -56,7 +92,7 @@ def _with(players: tuple[Player, ...], seat: int, player: Player) -> tuple[Playe
 
 
 def _player(state: State, seat: int, player: Player) -> State:
-    return state._replace(players=_with(state.players, seat, player))
+    return _set_players(state, _with(state.players, seat, player))
 
 
 def _gain(tokens: tuple[int, ...], counts: dict[str, int]) -> tuple[int, ...]:
@@ -73,7 +109,7 @@ def _tokens(state: State, seat: int, index: int, delta: int) -> State:
     p = state.players[seat]
     tokens = list(p.tokens)
     tokens[index] += delta
-    return _player(state, seat, p._replace(tokens=tuple(tokens)))
+    return _player(state, seat, _set_tokens(p, tuple(tokens)))
 
 
 def match_started(state: State, b: Body) -> State:
@@ -81,7 +117,7 @@ def match_started(state: State, b: Body) -> State:
     return State(
         seats=n,
         national_identity=bool(b["options"].get("national_identity", False)),
-        phase=SETUP,
+        phase=Phase.SETUP,
         players=tuple(Player(tokens=START_TOKENS) for _ in range(n)),
         proposals=(0,) * n,
     )
@@ -159,13 +195,13 @@ def markets_added(state: State, b: Body) -> State:
 
 
 def phase_started(state: State, b: Body) -> State:
-    phase = b["phase"]
-    if phase == TRADE:
+    phase = PHASE_OF[b["phase"]]
+    if phase == Phase.TRADE:
         return state._replace(
             phase=phase, queue=tuple(b["order"]), builds=0, auction=None,
             done=(), trades=(), proposals=(0,) * state.seats,
         )
-    if phase == NATIONS_PHASE:
+    if phase == Phase.NATIONS:
         return state._replace(
             phase=phase, queue=tuple(b["order"]), builds=0, auction=None, nations_left=NATION_NAMES
         )
@@ -192,14 +228,14 @@ def bid_placed(state: State, b: Body) -> State:
     a = state.auction
     assert a is not None
     seat = b["seat"]
-    return state._replace(auction=Auction(a.card, (seat + 1) % state.seats, b["amount"], seat, 0))
+    return _set_auction(state, _new(Auction, (a.card, (seat + 1) % state.seats, b["amount"], seat, 0)))
 
 
 def bid_passed(state: State, b: Body) -> State:
     a = state.auction
     assert a is not None
     turn = (b["seat"] + 1) % state.seats
-    return state._replace(auction=Auction(a.card, turn, a.high_bid, a.high_bidder, a.passes + 1))
+    return _set_auction(state, _new(Auction, (a.card, turn, a.high_bid, a.high_bidder, a.passes + 1)))
 
 
 def auction_won(state: State, b: Body) -> State:
@@ -238,47 +274,45 @@ def card_bought(state: State, b: Body) -> State:
     tokens[RESEARCH] -= b["research"]
     tableau = list(state.tableau)
     card = tableau.pop(pos)
-    p = p._replace(tokens=tuple(tokens), hand=sorted_add(p.hand, (card,)))
+    p = _set_tokens_hand(p, tuple(tokens), sorted_add(p.hand, (card,)))
     deck = state.resource_deck
     if deck and len(tableau) < TABLEAU_SIZE:
         tableau.append(deck[0])
         deck = deck[1:]
-    return state._replace(players=_with(state.players, seat, p), tableau=tuple(tableau), resource_deck=deck)
+    return _set_bought(state, _with(state.players, seat, p), tuple(tableau), deck)
 
 
 def player_done(state: State, b: Body) -> State:
     seat = b["seat"]
-    if state.phase == TRADE:
+    if state.phase == _TRADE:
         trades = tuple(t for t in state.trades if t.frm != seat and t.to != seat)
-        return state._replace(done=(*state.done, seat), trades=trades)
-    return state._replace(queue=state.queue[1:], builds=0)
+        return _set_done_trades(state, (*state.done, seat), trades)
+    return _set_queue_builds(state, state.queue[1:], 0)
 
 
 def cards_invested(state: State, b: Body) -> State:
     seat = b["seat"]
     cards = res_ids(b["cards"])
     p = state.players[seat]
-    p = p._replace(hand=remove_cards(p.hand, cards), tokens=_gain(p.tokens, b["gains"]))
-    return state._replace(players=_with(state.players, seat, p), resource_discard=state.resource_discard + cards)
+    p = _set_tokens_hand(p, _gain(p.tokens, b["gains"]), remove_cards(p.hand, cards))
+    return _set_players_discard(state, _with(state.players, seat, p), state.resource_discard + cards)
 
 
 def trade_proposed(state: State, b: Body) -> State:
     frm = b["proposer"]
     give, get = b["give"], b["get"]
-    trade = Trade(
+    trade = _new(Trade, (
         b["id"], frm, b["partner"],
         res_ids(give["cards"]), token_tuple(give["tokens"]),
         res_ids(get["cards"]), token_tuple(get["tokens"]),
-    )
+    ))
     proposals = list(state.proposals)
     proposals[frm] += 1
-    return state._replace(
-        trades=(*state.trades, trade), next_trade_id=b["id"] + 1, proposals=tuple(proposals)
-    )
+    return _set_proposed(state, (*state.trades, trade), b["id"] + 1, tuple(proposals))
 
 
 def _close(state: State, trade_id: int) -> State:
-    return state._replace(trades=tuple(t for t in state.trades if t.id != trade_id))
+    return _set_trades(state, tuple(t for t in state.trades if t.id != trade_id))
 
 
 def trade_accepted(state: State, b: Body) -> State:
@@ -331,13 +365,13 @@ def money_converted(state: State, b: Body) -> State:
     tokens = list(p.tokens)
     tokens[MONEY] -= MONEY_PER_TOKEN * count
     tokens[TOKEN_INDEX[b["into"]]] += count
-    return _player(state, seat, p._replace(tokens=tuple(tokens)))
+    return _player(state, seat, _set_tokens(p, tuple(tokens)))
 
 
 def game_ended(state: State, b: Body) -> State:
     detail = {"reason": b["reason"], "turns": state.turn}
     outcome = Outcome(scores=tuple(b["scores"]), winners=tuple(b["winners"]), detail=detail)
-    return state._replace(phase=OVER, outcome=outcome, queue=(), auction=None, trades=())
+    return state._replace(phase=Phase.OVER, outcome=outcome, queue=(), auction=None, trades=())
 
 
 HANDLERS: dict[str, Callable[[State, Body], State]] = {

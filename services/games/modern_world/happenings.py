@@ -1,4 +1,4 @@
-"""The event phase: flip the top event card and resolve it.
+"""The event phase: flip the top event card and resolve it (onto the decision's tape).
 
 Ties for highest/lowest capacity are broken by every tied player rolling 1D6, lowest roll chosen,
 re-rolling among those still tied. A "random player" is drawn by the seeded generator. Every roll and
@@ -27,33 +27,36 @@ from services.games.modern_world.data import (
 )
 
 if TYPE_CHECKING:
-    from services.games.modern_world.flow import Flow
+    from services.games.modern_world.state import State
+    from services.games.tape import Tape
+
+    Flow = Tape[State]
 
 
-def resolve_event(flow: Flow) -> None:
-    s = flow.state
+def resolve_event(tape: Flow) -> None:
+    s = tape.state
     card_id = s.event_deck[0]
     card = EVENTS[card_id]
-    flow.emit("EventFlipped", {"card": card.name})
-    for seat in _targets(flow, card):
-        _apply(flow, card, seat)
+    tape.emit("EventFlipped", {"card": card.name})
+    for seat in _targets(tape, card):
+        _apply(tape, card, seat)
     if card.effect == SKIP_PHASE:
-        flow.emit("SkipOrdered", {"phase": card.phase, "seat": None})
+        tape.emit("SkipOrdered", {"phase": card.phase, "seat": None})
     elif card.effect == EXTRA_MARKETS:
-        flow.emit("MarketsAdded", {"count": card.amount})
+        tape.emit("MarketsAdded", {"count": card.amount})
     if not card.permanent:
-        flow.emit("EventDiscarded", {"card": card.name})
+        tape.emit("EventDiscarded", {"card": card.name})
 
 
-def _targets(flow: Flow, card: EventCard) -> list[int]:
-    s = flow.state
+def _targets(tape: Flow, card: EventCard) -> list[int]:
+    s = tape.state
     if card.target == NOBODY:
         return []
     if card.target == ALL:
         return list(range(s.seats))
     if card.target == RANDOM:
-        seat = flow.rng.randrange(s.seats)
-        flow.emit("RandomPlayerChosen", {"seat": seat})
+        seat = tape.rng.randrange(s.seats)
+        tape.emit("RandomPlayerChosen", {"seat": seat})
         return [seat]
     index = card.capacity
     if index is None:  # pragma: no cover - data tables always name the capacity
@@ -65,11 +68,11 @@ def _targets(flow: Flow, card: EventCard) -> list[int]:
         return tied
     rounds: list[list[list[int]]] = []
     while len(tied) > 1:
-        rolls = [[seat, flow.rng.randint(1, 6)] for seat in tied]
+        rolls = [[seat, tape.rng.randint(1, 6)] for seat in tied]
         rounds.append(rolls)
         low = min(r for _, r in rolls)
         tied = [seat for seat, r in rolls if r == low]
-    flow.emit(
+    tape.emit(
         "TieBroken",
         {
             "capacity": TOKENS[index],
@@ -82,19 +85,19 @@ def _targets(flow: Flow, card: EventCard) -> list[int]:
     return tied
 
 
-def _apply(flow: Flow, card: EventCard, seat: int) -> None:
+def _apply(tape: Flow, card: EventCard, seat: int) -> None:
     effect = card.effect
     if effect == PERMANENT:
-        flow.emit("PermanentEventTaken", {"seat": seat, "card": card.name})
+        tape.emit("PermanentEventTaken", {"seat": seat, "card": card.name})
         return
     if effect == SKIP_BUILD:
-        flow.emit("SkipOrdered", {"phase": "build", "seat": seat})
+        tape.emit("SkipOrdered", {"phase": "build", "seat": seat})
         return
     token = card.token
     if token is None:  # pragma: no cover - data tables always name the token
         return
-    have = flow.state.players[seat].tokens[token]
-    roll = flow.rng.randint(1, 6) if card.die else None
+    have = tape.state.players[seat].tokens[token]
+    roll = tape.rng.randint(1, 6) if card.die else None
     amount = roll if roll is not None else card.amount
     if effect == LOSE_ALL:
         delta = -have
@@ -104,7 +107,7 @@ def _apply(flow: Flow, card: EventCard, seat: int) -> None:
         delta = amount
     else:  # pragma: no cover - every effect is handled above
         return
-    flow.emit(
+    tape.emit(
         "TokensChanged",
         {"seat": seat, "token": TOKENS[token], "delta": delta, "roll": roll, "card": card.name},
     )

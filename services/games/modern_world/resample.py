@@ -12,9 +12,9 @@ trade proposals); what it hides is drawn at random from what is unaccounted for:
 - **market cards**: those neither in the row nor discarded form the deck, shuffled;
 - **event cards**: those neither discarded, held as permanent events, nor being resolved form the
   deck, shuffled;
-- **other players' trade proposals** (we see only who proposed to whom): made up in the shapes the
-  legal-command list offers (a card for 2 of the partner's most plentiful token, or 2 of one's most
-  plentiful token for 1 of the partner's).
+- **other players' trade proposals** (we see only who proposed to whom): made up in two simple shapes
+  (a card for 2 of the partner's most plentiful token, or 2 of one's most plentiful token for 1 of the
+  partner's).
 
 The view carries no history, so cards an opponent is publicly known to hold (bought from the tableau
 in plain sight) are not treated specially: the draw is uniform over the pool. ``next_trade_id`` is
@@ -40,7 +40,7 @@ from services.games.modern_world.data import (
     RESOURCES,
     TOKEN_INDEX,
 )
-from services.games.modern_world.state import NATIONS, TRADE, Auction, Player, State, Trade
+from services.games.modern_world.state import PHASE_OF, Auction, Phase, Player, State, Trade
 
 View = Mapping[str, Any]
 
@@ -175,10 +175,10 @@ def resample(view: View, seat: int, rng: random.Random) -> State:
     if view["outcome"] is not None:
         o = view["outcome"]
         outcome = Outcome(scores=tuple(o["scores"]), winners=tuple(o["winners"]), detail=dict(o["detail"]))
-    phase = view["phase"]
+    phase = PHASE_OF[view["phase"]]
     return State(
         seats=n,
-        national_identity=phase == NATIONS or any(pv["nation"] for pv in players_view),
+        national_identity=phase == Phase.NATIONS or any(pv["nation"] for pv in players_view),
         phase=phase,
         turn=view["turn"],
         leader=view["leader"],
@@ -195,7 +195,7 @@ def resample(view: View, seat: int, rng: random.Random) -> State:
         auction=auction,
         queue=tuple(view["queue"]),
         builds=view["builds_this_phase"],
-        done=tuple(p for p, pv in enumerate(players_view) if pv["done_trading"]) if phase == TRADE else (),
+        done=tuple(p for p, pv in enumerate(players_view) if pv["done_trading"]) if phase == Phase.TRADE else (),
         trades=tuple(trades),
         next_trade_id=next_trade_id,
         proposals=tuple(pv["proposals_made"] for pv in players_view),

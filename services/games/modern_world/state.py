@@ -6,15 +6,42 @@ in play are kept sorted so equal holdings compare equal.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, TypeVar
+import enum
+from typing import NamedTuple
 
+from schemas.modern_world import PHASES
 from services.games.base import Outcome
-from services.games.modern_world.data import BASELINE, EVENTS, NO_TOKENS, RESOURCES
-
-# Phases a match can wait in (plus "setup" before MatchStarted and "over" at the end).
-SETUP, NATIONS, LEADER, MARKET, RESOURCE, INVESTMENT, TRADE, BUILD, END, OVER = (
-    "setup", "nations", "leader", "market", "resource", "investment", "trade", "build", "end", "over",
+from services.games.kit import fast_replace
+from services.games.modern_world.data import (
+    BASELINE,
+    BUILD_COST,
+    BUILD_COST_DUPLICATE,
+    EVENTS,
+    NO_TOKENS,
+    RESOURCES,
 )
+
+
+class Phase(enum.StrEnum):
+    """The phases a match can wait in (plus ``SETUP`` before MatchStarted and ``OVER`` at the end).
+
+    A member is a ``str`` equal to its wire value; events and views carry ``.value`` (a plain str)."""
+
+    SETUP = "setup"
+    NATIONS = "nations"
+    LEADER = "leader"
+    MARKET = "market"
+    RESOURCE = "resource"
+    INVESTMENT = "investment"
+    TRADE = "trade"
+    BUILD = "build"
+    END = "end"
+    OVER = "over"
+
+
+assert tuple(Phase) == PHASES, "Phase must list the wire contract's phases, in order"
+PHASE_OF: dict[str, Phase] = {p.value: p for p in Phase}
+"""A phase's wire value -> the member (a dict lookup: faster than ``Phase(value)`` in ``evolve``)."""
 
 
 class Player(NamedTuple):
@@ -62,7 +89,7 @@ class Trade(NamedTuple):
 class State(NamedTuple):
     seats: int = 0
     national_identity: bool = False
-    phase: str = SETUP
+    phase: Phase = Phase.SETUP
     turn: int = 0
     leader: int = 0
     players: tuple[Player, ...] = ()
@@ -92,31 +119,8 @@ class State(NamedTuple):
         return tuple((first + i) % self.seats for i in range(self.seats))
 
 
-T = TypeVar("T", bound=tuple[Any, ...])
-
-
-def _install_fast_replace(cls: type[T]) -> None:
-    """Give a NamedTuple class a ``_replace`` several times faster than the generic one (which goes
-    through ``_make`` and a ``map`` over ``dict.pop``); ``evolve`` replaces a state or player once
-    or more per event, and profiling the replay fold showed the generic one as its main cost."""
-    fields: tuple[str, ...] = getattr(cls, "_fields")  # noqa: B009
-    index = {name: i for i, name in enumerate(fields)}
-    new = tuple.__new__
-
-    def _replace(self: T, **changes: Any) -> T:
-        values = list(self)
-        try:
-            for name, value in changes.items():
-                values[index[name]] = value
-        except KeyError:
-            raise ValueError(f"Got unexpected field names: {[n for n in changes if n not in index]!r}") from None
-        return new(cls, values)
-
-    setattr(cls, "_replace", _replace)  # noqa: B010  (NamedTuple forbids defining _replace in the class body)
-
-
 for _cls in (Player, Auction, Trade, State):
-    _install_fast_replace(_cls)
+    fast_replace(_cls)
 
 
 def sorted_add(cards: tuple[int, ...], add: tuple[int, ...] | list[int]) -> tuple[int, ...]:
@@ -144,3 +148,14 @@ def add_tokens(tokens: tuple[int, ...], delta: tuple[int, ...] | list[int], sign
 
 def covers(tokens: tuple[int, ...], need: tuple[int, ...]) -> bool:
     return all(a >= b for a, b in zip(tokens, need, strict=True))
+
+
+def build_cost(state: State, seat: int, card: int) -> int:
+    """What building ``card`` costs ``seat`` now, in materials and in labor alike."""
+    base = BUILD_COST_DUPLICATE if card in state.players[seat].in_play else BUILD_COST
+    return base + state.builds
+
+
+def open_proposals(state: State, seat: int) -> int:
+    """Proposals by ``seat`` not yet accepted, declined, refused or lapsed."""
+    return sum(1 for t in state.trades if t.frm == seat)

@@ -9,8 +9,8 @@ from typing import Any
 
 from services.games.modern_world.codec import event_names, market_name, market_names, res_names, token_map
 from services.games.modern_world.data import EVENTS, TOKENS
-from services.games.modern_world.decide import to_act
-from services.games.modern_world.state import TRADE, State, Trade
+from services.games.modern_world.legal import to_act
+from services.games.modern_world.state import Phase, State, Trade
 
 
 def _tokens(tokens: tuple[int, ...]) -> dict[str, int]:
@@ -38,7 +38,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
                 "in_play": res_names(p.in_play),
                 "permanent_events": event_names(p.permanents),
                 "nation": p.nation,
-                "done_trading": state.phase == TRADE and i in state.done,
+                "done_trading": state.phase == Phase.TRADE and i in state.done,
                 "proposals_made": state.proposals[i] if state.proposals else 0,
             }
         )
@@ -57,7 +57,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "to_act": sorted(to_act(state)),
         "finished": state.outcome is not None,
         "outcome": None if state.outcome is None else state.outcome.as_dict(),
-        "phase": state.phase,
+        "phase": str(state.phase),  # a plain str, whatever the state holds
         "turn": state.turn,
         "leader": state.leader,
         "players": players,

@@ -21,9 +21,15 @@ Highest total wins; ties go to most money, then the win is shared.
 
 Options: ``forced_move``, ``move_needs_play`` (Essen rule), ``crash_after_move``, all on by default.
 
-Commands: ``bid {amount}``, ``pass {}``, ``draw {}``, ``play {cards: {industry: count}}`` and, when
-the player has a real choice after playing, ``move {to: industry | "finish" | null}``. With exactly one
-compulsory destination the Zeppelin moves as part of the play.
+Commands (their bodies: ``schemas/moderne_zeiten.py``, read strictly): ``bid {amount}``, ``pass {}``,
+``draw {}``, ``play {cards: {industry: count}}`` (counts from 1; industries with no card left out) and,
+when the player has a real choice after playing, ``move {to: industry | "finish" | null}``. With exactly
+one compulsory destination the Zeppelin moves as part of the play. ``legal`` offers them as choices: the
+bid as a range (current bid + 1 to the bidder's money), the play as any cards of the hand, the empty play
+(see below) as a choice of its own, and each destination of a move.
+
+Modules: ``game`` (the game object), ``data``, ``state``, ``setup``, ``decide``, ``evolve``, ``legal``,
+``views``, ``resample``, and the rule helpers ``rules`` and ``scoring``.
 
 Readings of points the rules leave open:
 - Finish is a "may": even with ``forced_move`` the player is asked (Finish or stay).
@@ -43,62 +49,6 @@ Readings of points the rules leave open:
 
 from __future__ import annotations
 
-import random
-from collections.abc import Mapping
-from typing import Any
+from .game import GAME
 
-from pydantic import BaseModel
-
-from services.games.base import Command, Event, Outcome
-from services.games.moderne_zeiten.data import MAX_SEATS, MIN_SEATS, PRINTED_BOARD, Board
-from services.games.moderne_zeiten.decide import decide as _decide
-from services.games.moderne_zeiten.evolve import HANDLERS
-from services.games.moderne_zeiten.legal import legal_commands as _legal
-from services.games.moderne_zeiten.legal import to_act as _to_act
-from services.games.moderne_zeiten.scoring import score
-from services.games.moderne_zeiten.setup import GAME_NAME, Options
-from services.games.moderne_zeiten.setup import setup as _setup
-from services.games.moderne_zeiten.state import OVER, State
-from services.games.moderne_zeiten.views import view as _view
-
-
-class ModerneZeiten:
-    """The game object for the registry. ``board`` lets another printing of the board be loaded."""
-
-    name = GAME_NAME
-    title = "Moderne Zeiten"
-    min_seats = MIN_SEATS
-    max_seats = MAX_SEATS
-    Options: type[BaseModel] = Options
-
-    def __init__(self, board: Board = PRINTED_BOARD) -> None:
-        self.board = board
-
-    def initial(self) -> State:
-        return State(board=self.board)
-
-    def setup(self, options: Mapping[str, Any], seats: int, rng: random.Random) -> list[Event]:
-        return _setup(self.initial(), options, seats, rng)
-
-    def decide(self, state: State, command: Command, rng: random.Random) -> list[Event]:
-        return _decide(state, command, rng)
-
-    def evolve(self, state: State, event: Event) -> State:
-        return HANDLERS[event.type](state, event.body)
-
-    def view(self, state: State, seat: int | None) -> dict[str, Any]:
-        return _view(state, seat)
-
-    def legal_commands(self, state: State, seat: int) -> list[Command]:
-        return _legal(state, seat)
-
-    def outcome(self, state: State) -> Outcome | None:
-        return score(state) if state.phase == OVER else None
-
-    def to_act(self, state: State) -> frozenset[int]:
-        return _to_act(state)
-
-
-GAME = ModerneZeiten()
-
-__all__ = ["GAME", "ModerneZeiten", "Options", "State"]
+__all__ = ["GAME"]

@@ -2,8 +2,9 @@
 
 The board is one table (:data:`PRINTED_TRACK` plus the row and column values); :class:`Board` checks
 it and derives what the rules need, so another printing can be loaded with :func:`make_board`.
-Industries and cities are referred to by short snake-case keys on the wire; inside the rules they
-are indices into :data:`INDUSTRIES` and the board's ``cities``.
+Industries and cities are referred to by short snake-case keys on the wire (their enumerations are
+the wire contract's, :mod:`schemas.moderne_zeiten`); inside the rules they are indices into
+:data:`INDUSTRIES` and the board's ``cities``.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from schemas.moderne_zeiten import CITIES as CITIES  # the enumerations are the wire contract's
+from schemas.moderne_zeiten import INDUSTRIES as INDUSTRIES
+from schemas.moderne_zeiten import Industry
 from services.games.errors import BadOptions
 
-INDUSTRIES: tuple[str, ...] = ("shipping", "aviation", "high_rise", "automobile", "telecom")
 INDUSTRY_TITLES: tuple[str, ...] = (
     "Shipping", "Aviation", "High Rise Construction", "Automobile", "Telecommunications",
 )
@@ -49,12 +52,8 @@ PRINTED_TRACK: tuple[tuple[str, str], ...] = (
     ("new_orleans", "telecom"), ("chicago", "aviation"), ("berlin", "automobile"),
     ("paris", "automobile"), ("london", "high_rise"), ("new_york", "shipping"),
 )
-PRINTED_CITY_POINTS: tuple[tuple[str, int], ...] = (
-    ("new_orleans", 2), ("chicago", 3), ("berlin", 3), ("paris", 4), ("london", 4), ("new_york", 5),
-)
-PRINTED_INDUSTRY_POINTS: tuple[tuple[str, int], ...] = (
-    ("shipping", 3), ("aviation", 4), ("high_rise", 2), ("automobile", 3), ("telecom", 5),
-)
+PRINTED_CITY_POINTS: tuple[tuple[str, int], ...] = tuple(zip(CITIES, (2, 3, 3, 4, 4, 5), strict=True))
+PRINTED_INDUSTRY_POINTS: tuple[tuple[str, int], ...] = tuple(zip(INDUSTRIES, (3, 4, 2, 3, 5), strict=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,9 +104,12 @@ def make_board(
 PRINTED_BOARD = make_board(PRINTED_TRACK, PRINTED_CITY_POINTS, PRINTED_INDUSTRY_POINTS)
 
 
-def counts_of(cards: Mapping[str, int]) -> tuple[int, ...]:
+_ZEROS = (0,) * N_INDUSTRIES
+
+
+def counts_of(cards: Mapping[str, int] | Mapping[Industry, int]) -> tuple[int, ...]:
     """{"aviation": 2} -> a per-industry count tuple."""
-    return tuple([cards.get(name, 0) for name in INDUSTRIES])
+    return tuple(map(cards.get, INDUSTRIES, _ZEROS))
 
 
 def cards_of(counts: Sequence[int]) -> dict[str, int]:

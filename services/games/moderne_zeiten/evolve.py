@@ -16,20 +16,12 @@ from services.games.moderne_zeiten.data import (
     counts_of,
     tally,
 )
-from services.games.moderne_zeiten.state import (
-    AUCTION,
-    MOVING,
-    NO_CARDS,
-    NOBODY,
-    OVER,
-    SETUP,
-    TURN,
-    UNCLAIMED,
-    State,
-    choice_code,
-)
+from services.games.moderne_zeiten.state import NO_CARDS, NOBODY, UNCLAIMED, Phase, State, choice_code
 
 Body = dict[str, Any]
+
+# The phases bound once: reading a member off an enum class costs as much as a small handler here.
+SETUP, AUCTION, TURN, MOVING, OVER = Phase.SETUP, Phase.AUCTION, Phase.TURN, Phase.MOVING, Phase.OVER
 
 
 def _put(row: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
@@ -75,7 +67,7 @@ def match_started(s: State, b: Body) -> State:
 
 
 def stack_shuffled(s: State, b: Body) -> State:
-    return s._replace(stack=tuple(INDUSTRY_INDEX[name] for name in b["order"]))
+    return s._replace(stack=tuple(map(INDUSTRY_INDEX.__getitem__, b["order"])))
 
 
 def cards_dealt(s: State, b: Body) -> State:
@@ -105,10 +97,11 @@ def cards_laid_out(s: State, b: Body) -> State:
     return s._replace(lot=s.stack[:count], stack=s.stack[count:])
 
 
-def _turn_of(s: State, seat: int) -> State:
+def _turn_of(s: State, seat: int, **changes: Any) -> State:
+    """The auction is over: ``seat`` (the start player) begins the round's turns."""
     return s._replace(
         phase=TURN, current=seat, bidder=NOBODY, lot=(), high_bid=0, high_bidder=NOBODY,
-        passed=(False,) * s.seats, played_now=0, choices=(),
+        passed=(False,) * s.seats, played_now=0, choices=(), **changes,
     )
 
 
@@ -132,11 +125,11 @@ def auction_won(s: State, b: Body) -> State:
     money = _add(s.money, tuple(b["received"]))
     money = _put(money, seat, money[seat] - b["amount"])
     hands = _put(s.hands, seat, _add(s.hands[seat], tally(s.lot)))
-    return _turn_of(s._replace(money=money, hands=hands, start_player=seat), seat)
+    return _turn_of(s, seat, money=money, hands=hands, start_player=seat)
 
 
 def auction_unsold(s: State, b: Body) -> State:
-    return _turn_of(s._replace(stack=s.stack + s.lot), s.start_player)
+    return _turn_of(s, s.start_player, stack=s.stack + s.lot)
 
 
 def cards_drawn(s: State, b: Body) -> State:
@@ -187,9 +180,8 @@ def market_crashed(s: State, b: Body) -> State:
 
 
 def turn_ended(s: State, b: Body) -> State:
-    taken = s.turns_taken + 1
-    current = NOBODY if taken >= s.seats else s.left_of(b["seat"])
-    return s._replace(turns_taken=taken, current=current, played_now=0, choices=(), phase=TURN)
+    current = NOBODY if s.last_turn else (b["seat"] + 1) % s.seats
+    return s._replace(turns_taken=s.turns_taken + 1, current=current, played_now=0, choices=(), phase=TURN)
 
 
 def zeppelin_finished(s: State, b: Body) -> State:

@@ -1,60 +1,60 @@
-"""The commands a seat may give now. Bids and card subsets are bounded, deterministic samples."""
+"""What a seat may do now: :func:`legal` (every command :func:`~.decide.decide` accepts, as choices)
+and :func:`to_act`.
+
+- Auction: ``pass``, and ``bid`` with ``amount`` free from the current bid + 1 to the bidder's money
+  (left out when he cannot outbid).
+- Turn: ``draw``; ``play`` with ``cards`` free over the hand (up to the cards held of each industry,
+  at least one card in all; left out with an empty hand); and, only when the option
+  ``move_needs_play`` is off and a move is possible, the empty play ``{"cards": {}}`` as a choice of
+  its own (it means "only move", not a play of some cards).
+- Moving: one ``move`` per destination on offer (an industry, ``"finish"``, or ``None``: stay).
+"""
 
 from __future__ import annotations
 
-from itertools import product
-
-from services.games.base import Command
-from services.games.moderne_zeiten.data import N_INDUSTRIES, cards_of
+from schemas.legal import Choice, Counts, IntRange
+from services.games.moderne_zeiten.data import INDUSTRIES, N_INDUSTRIES
 from services.games.moderne_zeiten.rules import move_choices
-from services.games.moderne_zeiten.state import AUCTION, MOVING, TURN, State, choice_name
+from services.games.moderne_zeiten.state import Phase, State, choice_name
 
-ALL_PLAYS_UP_TO = 48  # list every card combination when there are at most this many
-BID_RAISES = (1, 2, 3, 5, 10)
+PASS = Choice(type="pass")
+DRAW = Choice(type="draw")
 
 
 def to_act(s: State) -> frozenset[int]:
-    if s.phase == AUCTION:
+    phase = s.phase
+    if phase == Phase.AUCTION:
         return frozenset((s.bidder,))
-    if s.phase in (TURN, MOVING):
+    if phase == Phase.TURN or phase == Phase.MOVING:
         return frozenset((s.current,))
     return frozenset()
 
 
-def bids(s: State, seat: int) -> list[int]:
+def bid_range(s: State, seat: int) -> IntRange | None:
+    """The amounts the seat may bid: above the current bid, at most his money; None when none."""
     money = s.money[seat]
-    amounts = sorted({s.high_bid + r for r in BID_RAISES} | {money})
-    return [a for a in amounts if s.high_bid < a <= money]
+    return IntRange(min=s.high_bid + 1, max=money) if money > s.high_bid else None
 
 
-def plays(hand: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """Card combinations to offer: all of them for a small hand, else a representative subset."""
-    size = 1
-    for n in hand:
-        size *= n + 1
-    if size - 1 <= ALL_PLAYS_UP_TO:
-        return [c for c in product(*(range(n + 1) for n in hand)) if any(c)]
-    out: list[tuple[int, ...]] = []
-    for i in range(N_INDUSTRIES):
-        for k in range(1, hand[i] + 1):
-            out.append(tuple(k if j == i else 0 for j in range(N_INDUSTRIES)))
-    one_each = tuple(min(n, 1) for n in hand)
-    for extra in (one_each, hand):
-        if extra not in out:
-            out.append(extra)
-    return out
+def hand_counts(s: State, seat: int) -> Counts | None:
+    """Any cards of the seat's hand, at least one; None when the hand is empty."""
+    hand = s.hands[seat]
+    held = {INDUSTRIES[i]: hand[i] for i in range(N_INDUSTRIES) if hand[i]}
+    return Counts(max=held, min_total=1, max_total=sum(hand)) if held else None
 
 
-def legal_commands(s: State, seat: int) -> list[Command]:
+def legal(s: State, seat: int) -> list[Choice]:
     if seat not in to_act(s):
         return []
-    if s.phase == AUCTION:
-        return [Command(seat, "pass"), *(Command(seat, "bid", {"amount": a}) for a in bids(s, seat))]
-    if s.phase == MOVING:
-        return [Command(seat, "move", {"to": choice_name(c)}) for c in s.choices]
-    out = [Command(seat, "draw")]
-    out.extend(Command(seat, "play", {"cards": cards_of(c)}) for c in plays(s.hands[seat]))
+    if s.phase == Phase.AUCTION:
+        amounts = bid_range(s, seat)
+        return [PASS] if amounts is None else [PASS, Choice(type="bid", free={"amount": amounts})]
+    if s.phase == Phase.MOVING:
+        return [Choice(type="move", body={"to": choice_name(c)}) for c in s.choices]
+    out = [DRAW]
+    cards = hand_counts(s, seat)
+    if cards is not None:
+        out.append(Choice(type="play", free={"cards": cards}))
     if not s.move_needs_play and move_choices(s, seat):
-        out.append(Command(seat, "play", {"cards": {}}))
+        out.append(Choice(type="play", body={"cards": {}}))
     return out
-

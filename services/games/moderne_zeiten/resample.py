@@ -29,7 +29,7 @@ from services.games.moderne_zeiten.data import (
     counts_of,
     make_board,
 )
-from services.games.moderne_zeiten.state import MOVING, NOBODY, TURN, UNCLAIMED, State, choice_code
+from services.games.moderne_zeiten.state import NOBODY, UNCLAIMED, Phase, State, choice_code
 
 
 def _seat(value: int | None) -> int:
@@ -64,7 +64,7 @@ def resample(view: Mapping[str, Any], seat: int, rng: random.Random) -> State:
     board = board_of(view)
     players = view["players"]
     n = len(players)
-    phase = view["phase"]
+    phase = Phase(view["phase"])
     hand = counts_of(view["hand"])
     played = tuple(counts_of(p["played"]) for p in players)
     auction = view["auction"]
@@ -85,7 +85,7 @@ def resample(view: Mapping[str, Any], seat: int, rng: random.Random) -> State:
 
     current = _seat(view["current"])
     start_player = _seat(view["start_player"])
-    in_turn = phase in (TURN, MOVING) and current != NOBODY
+    in_turn = phase in (Phase.TURN, Phase.MOVING) and current != NOBODY
     claims = tuple(UNCLAIMED if s["claimed_by"] is None else s["claimed_by"] for s in view["track"])
     options = view["options"]
     return State(
@@ -112,8 +112,8 @@ def resample(view: Mapping[str, Any], seat: int, rng: random.Random) -> State:
         bidder=_seat(auction["bidder"]) if auction else NOBODY,
         current=current,
         turns_taken=(current - start_player) % n if in_turn and start_player != NOBODY else 0,
-        played_now=1 if phase == MOVING else 0,
-        choices=tuple(choice_code(c) for c in view["move_choices"] or ()) if phase == MOVING else (),
+        played_now=1 if phase == Phase.MOVING else 0,
+        choices=tuple(choice_code(c) for c in view["move_choices"] or ()) if phase == Phase.MOVING else (),
         ender=_seat(view["ended_by"]),
     )
 

@@ -1,4 +1,4 @@
-"""Match options and set-up: the shuffled stack, the deal, the random first start player."""
+"""Set-up: the checked options, the shuffled stack, the deal, the random first start player, round 1."""
 
 from __future__ import annotations
 
@@ -6,47 +6,32 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
+from schemas.moderne_zeiten import GAME_NAME, Options
 from services.games.base import Event
-from services.games.errors import BadOptions
-from services.games.moderne_zeiten.data import HAND_SIZE, INDUSTRIES, MAX_SEATS, MIN_SEATS, cards_of, tally
-from services.games.moderne_zeiten.decide import Tape, start_round
+from services.games.kit import check_options
+from services.games.moderne_zeiten.data import (
+    HAND_SIZE,
+    INDUSTRIES,
+    MAX_SEATS,
+    MIN_SEATS,
+    PRINTED_BOARD,
+    Board,
+    cards_of,
+    tally,
+)
+from services.games.moderne_zeiten.decide import start_round
+from services.games.moderne_zeiten.evolve import evolve
 from services.games.moderne_zeiten.state import State
+from services.games.tape import Tape
 
-GAME_NAME = "moderne-zeiten"
-
-
-class Options(BaseModel):
-    """Match options: each is a choice the rules file marks *(option)*."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    forced_move: bool = Field(
-        True, description="Moving the Zeppelin is compulsory when possible (off: a player may stay)."
-    )
-    move_needs_play: bool = Field(
-        True,
-        description="Moving needs at least one card played this turn (the Essen rule); "
-        "off: a player may play no cards and only move.",
-    )
-    crash_after_move: bool = Field(
-        True, description="The market crash check comes after the move (off: right after the play)."
-    )
+TITLE = "Moderne Zeiten"
 
 
-def validate_options(options: Mapping[str, Any], seats: int) -> Options:
-    if isinstance(seats, bool) or not isinstance(seats, int) or not MIN_SEATS <= seats <= MAX_SEATS:
-        raise BadOptions(f"Moderne Zeiten is for {MIN_SEATS} to {MAX_SEATS} players, not {seats!r}")
-    try:
-        return Options.model_validate(dict(options))
-    except (ValidationError, TypeError, ValueError) as e:
-        raise BadOptions(f"bad options for Moderne Zeiten: {e}") from None
-
-
-def setup(initial: State, options: Mapping[str, Any], seats: int, rng: random.Random) -> list[Event]:
-    opts = validate_options(options, seats)
-    tape = Tape(initial)
+def setup(options: Mapping[str, Any], seats: int, rng: random.Random, board: Board = PRINTED_BOARD) -> list[Event]:
+    """``MatchStarted`` first, then the deal and the first round's die and lot. The board is the one
+    the match is played on (it changes no set-up event; the state built from them needs it)."""
+    opts = check_options(Options, TITLE, MIN_SEATS, MAX_SEATS, options, seats)
+    tape: Tape[State] = Tape(State(board=board), evolve, rng)
     tape.emit("MatchStarted", {"game": GAME_NAME, "seats": seats, "options": opts.model_dump()})
     order = list(tape.state.stack)
     rng.shuffle(order)
@@ -65,5 +50,5 @@ def setup(initial: State, options: Mapping[str, Any], seats: int, rng: random.Ra
             redacted={"seat": seat, "count": HAND_SIZE},
         )
     tape.emit("StartPlayerChosen", {"seat": rng.randrange(seats)})
-    start_round(tape, rng)
+    start_round(tape)
     return tape.events

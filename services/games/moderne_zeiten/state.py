@@ -1,26 +1,36 @@
 """The immutable state of a Moderne Zeiten match.
 
-A NamedTuple of tuples: cheap to copy with ``_replace`` and compared by value. Industries are indices
-into :data:`~services.games.moderne_zeiten.data.INDUSTRIES`; cards are industry indices; seats are
-0..seats-1 and "left" is the next seat up (wrapping round).
+A NamedTuple of tuples: cheap to copy with ``_replace`` (made fast by
+:func:`~services.games.kit.fast_replace`) and compared by value. Industries are indices into
+:data:`~services.games.moderne_zeiten.data.INDUSTRIES`; cards are industry indices; seats are
+0..seats-1 and "left" is the next seat up (wrapping round). :class:`Phase` says where the match is.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+import enum
+from typing import NamedTuple
 
+from schemas.moderne_zeiten import PHASES
+from services.games.kit import fast_replace
 from services.games.moderne_zeiten.data import INDUSTRIES, INDUSTRY_INDEX, N_INDUSTRIES, PRINTED_BOARD, Board
 
 NOBODY = -1
 UNCLAIMED = -1
 
-# Phases.
-NEW = "new"          # before MatchStarted
-SETUP = "setup"      # cards being dealt
-AUCTION = "auction"  # bidding on the face-up cards
-TURN = "turn"        # the current player draws or plays
-MOVING = "moving"    # the current player chooses where his Zeppelin goes
-OVER = "over"
+
+class Phase(enum.StrEnum):
+    """Where the match is. A ``str``: the view shows the value (``"auction"``)."""
+
+    NEW = "new"  # before MatchStarted
+    SETUP = "setup"  # cards being dealt
+    AUCTION = "auction"  # bidding on the face-up cards
+    TURN = "turn"  # the current player draws or plays
+    MOVING = "moving"  # the current player chooses where his Zeppelin goes
+    OVER = "over"
+
+
+assert tuple(Phase) == PHASES, "Phase must list the wire contract's phases (schemas/moderne_zeiten.py)"
 
 # Move choices (besides an industry index 0..4).
 FINISH = N_INDUSTRIES
@@ -29,9 +39,10 @@ STAY = N_INDUSTRIES + 1
 NO_CARDS: tuple[int, ...] = (0,) * N_INDUSTRIES
 
 
+@fast_replace
 class State(NamedTuple):
     board: Board = PRINTED_BOARD
-    phase: str = NEW
+    phase: Phase = Phase.NEW
     seats: int = 0
     forced_move: bool = True
     move_needs_play: bool = True
@@ -65,24 +76,10 @@ class State(NamedTuple):
     def left_of(self, seat: int) -> int:
         return (seat + 1) % self.seats
 
-
-_FIELD_INDEX = {name: i for i, name in enumerate(State._fields)}
-_new_tuple = tuple.__new__
-
-
-def _replace(self: State, **changes: Any) -> State:
-    """``State._replace``, about twice as fast as the generic NamedTuple one (a state is replaced once
-    per event in ``decide`` and once in ``evolve``; profiling showed the generic one among the top costs)."""
-    values = list(self)
-    try:
-        for name, value in changes.items():
-            values[_FIELD_INDEX[name]] = value
-    except KeyError as e:
-        raise ValueError(f"Got unexpected field names: {[n for n in changes if n not in _FIELD_INDEX]!r}") from e
-    return _new_tuple(State, values)
-
-
-setattr(State, "_replace", _replace)  # noqa: B010  (NamedTuple forbids defining _replace in the class body)
+    @property
+    def last_turn(self) -> bool:
+        """Whether the turn being played is the round's last (every seat has one turn a round)."""
+        return self.turns_taken + 1 >= self.seats
 
 
 def choice_name(code: int) -> str | None:

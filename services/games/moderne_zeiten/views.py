@@ -7,7 +7,7 @@ from typing import Any
 from services.games.moderne_zeiten.data import INDUSTRIES, N_INDUSTRIES, cards_of, crash_limit, tally
 from services.games.moderne_zeiten.legal import to_act
 from services.games.moderne_zeiten.scoring import score
-from services.games.moderne_zeiten.state import AUCTION, MOVING, NOBODY, OVER, UNCLAIMED, State, choice_name
+from services.games.moderne_zeiten.state import NOBODY, UNCLAIMED, Phase, State, choice_name
 
 
 def _seat(value: int) -> int | None:
@@ -20,7 +20,8 @@ def _all(counts: tuple[int, ...]) -> dict[str, int]:
 
 def view(s: State, seat: int | None) -> dict[str, Any]:
     board = s.board
-    finished = s.phase == OVER
+    phase = s.phase
+    finished = phase == Phase.OVER
     own = seat is not None and 0 <= seat < s.seats
     players = [
         {
@@ -36,7 +37,7 @@ def view(s: State, seat: int | None) -> dict[str, Any]:
         for p in range(s.seats)
     ]
     auction = None
-    if s.phase == AUCTION:
+    if phase == Phase.AUCTION:
         auction = {
             "cards": cards_of(tally(s.lot)),
             "high_bid": s.high_bid,
@@ -49,7 +50,7 @@ def view(s: State, seat: int | None) -> dict[str, Any]:
         "to_act": sorted(to_act(s)),
         "finished": finished,
         "outcome": score(s).as_dict() if finished else None,
-        "phase": s.phase,
+        "phase": phase.value,  # the plain string: views are JSON and msgpack
         "options": {
             "forced_move": s.forced_move,
             "move_needs_play": s.move_needs_play,
@@ -65,7 +66,7 @@ def view(s: State, seat: int | None) -> dict[str, Any]:
         "players": players,
         "hand": _all(s.hands[seat]) if own and seat is not None else None,
         "auction": auction,
-        "move_choices": [choice_name(c) for c in s.choices] if s.phase == MOVING else None,
+        "move_choices": [choice_name(c) for c in s.choices] if phase == Phase.MOVING else None,
         "track": [
             {
                 "space": n,

@@ -1,8 +1,5 @@
-"""Boards of the built-in games as text, registered with :func:`services.replay.render.register_renderer`.
+"""Boards of the built-in games as text, one module per game with a ``render(view) -> list[str]``.
 
-One module per game; importing this package registers them all (``render_board`` does so on first use).
+They are declared as entry points (group ``airship.boards`` in ``pyproject.toml``) and loaded by
+:func:`services.replay.render.render_board` on first use.
 """
-
-from __future__ import annotations
-
-from services.replay.boards import mad_zeppelin, modern_world, moderne_zeiten  # noqa: F401  (register their renderers)

@@ -10,11 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.games.mad_zeppelin import GAME
 from services.games.mad_zeppelin.data import COLOUR_OF, JOURNEYS
-from services.replay.render import register_renderer
 
-GAME_NAME = GAME.name
 END_REASONS = {"journeys": "the tenth Journey card", "target": "the target was reached"}
 
 
@@ -121,7 +118,6 @@ def view_lines(view: Mapping[str, Any]) -> list[str]:
     return lines + own_lines(view)
 
 
-@register_renderer(GAME_NAME)
 def render(view: Mapping[str, Any]) -> str:
     lines = view_lines(view)
     sequence = view.get("sequence")

@@ -11,7 +11,6 @@ from typing import Any
 
 from services.games.modern_world import GAME
 from services.games.modern_world.data import MARKET_INDEX, MARKETS, TOKENS
-from services.replay.render import register_renderer
 
 GAME_NAME = GAME.name
 LETTER = {"victory": "V", "influence": "I", "money": "$", "materials": "M", "labor": "L", "research": "R",
@@ -162,7 +161,6 @@ def view_lines(view: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-@register_renderer(GAME_NAME)
 def render(view: Mapping[str, Any]) -> str:
     lines = view_lines(view)
     if view.get("nations_left") and view.get("phase") == "nations":

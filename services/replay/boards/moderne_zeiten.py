@@ -9,9 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from services.games.moderne_zeiten.data import INDUSTRIES
-from services.games.moderne_zeiten.setup import GAME_NAME
-from services.replay.render import register_renderer
+from schemas.moderne_zeiten import INDUSTRIES
 
 SHORT = {"shipping": "ship", "aviation": "avi", "high_rise": "high", "automobile": "auto", "telecom": "tel"}
 CITY_SHORT = {"new_orleans": "NO", "chicago": "CHI", "berlin": "BER", "paris": "PAR", "london": "LON",
@@ -131,7 +129,6 @@ def table_lines(view: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-@register_renderer(GAME_NAME)
 def render(view: Mapping[str, Any]) -> str:
     lines = [status_line(view)]
     for extra in (auction_line(view), moves_line(view)):

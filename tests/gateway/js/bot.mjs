@@ -146,7 +146,7 @@ process.on("uncaughtException", onError);
 setTimeout(() => {
   if (done) return;
   const state = seats.map((s) => `seat ${s.seat}: view ${s.lastViewVersion}` +
-    ` (legal ${s.latest ? s.latest.legal.length : "-"}, to_act ${s.latest ? canonical(s.latest.view.to_act) : "-"})` +
+    ` (legal ${s.latest ? s.latest.legal.length : "-"}, to_act ${s.latest ? canonical(s.latest.to_act) : "-"})` +
     `, event ${s.lastEventVersion}, in flight ${s.inFlight ? `${s.inFlight.key} via ${s.inFlight.via}` : "none"}` +
     `, finished ${s.finished}${s.reconnecting ? ", reconnecting" : ""}`);
   fatal(`global timeout: no finished match after ${TIMEOUT_S}s; public view ${lastPublic.version}; ${state.join("; ")}`);
@@ -197,6 +197,37 @@ function makeRng(seed) {
 }
 
 const rng = makeRng(SEED);
+
+/** One command of a `legal` choice: its fixed body with each free field drawn at random
+ * (the kinds of docs/gateway.md: int, one_of, counts, subset, order). */
+function expand(choice, r) {
+  const body = { ...(choice.body || {}) };
+  for (const [name, spec] of Object.entries(choice.free || {})) {
+    if (spec.kind === "int") body[name] = spec.min + r.int(spec.max - spec.min + 1);
+    else if (spec.kind === "one_of") body[name] = r.pick(spec.values);
+    else if (spec.kind === "order") {
+      const items = [...spec.items];
+      for (let i = items.length - 1; i > 0; i--) { const j = r.int(i + 1); [items[i], items[j]] = [items[j], items[i]]; }
+      body[name] = items;
+    } else if (spec.kind === "subset") {
+      for (;;) {
+        const picked = spec.items.filter(() => r.int(2) === 1);
+        if (picked.length >= spec.min && picked.length <= spec.max) { body[name] = picked; break; }
+      }
+    } else if (spec.kind === "counts") {
+      for (;;) {
+        const counts = {};
+        let total = 0;
+        for (const [k, most] of Object.entries(spec.max)) {
+          const n = r.int(most + 1);
+          if (n > 0) { counts[k] = n; total += n; }
+        }
+        if (total >= spec.min_total && total <= spec.max_total) { body[name] = counts; break; }
+      }
+    } else fatal(`unknown free field kind ${spec.kind}`);
+  }
+  return { type: choice.type, body };
+}
 
 // -- the published schemas ---------------------------------------------------------------------------
 // Every HTTP answer is validated against the response schema schemas/openapi.json declares for its path,
@@ -544,7 +575,7 @@ class Seat {
     check(msg.view && typeof msg.view === "object" && Array.isArray(msg.legal), `seat ${this.seat}: bad view message`);
     this.lastViewVersion = msg.version;
     this.latest = msg;
-    const v = msg.view;
+    const v = msg; // the record's declared fields: to_act, finished, outcome
     check(typeof v.finished === "boolean" && Array.isArray(v.to_act), `seat ${this.seat}: view without finished/to_act`);
     if (msg.legal.length > 0) check(v.to_act.includes(this.seat), `seat ${this.seat}: legal commands but not in to_act`);
     if (v.finished) {
@@ -606,7 +637,7 @@ class Seat {
     if (view.version !== this.actedOn) this.excluded.clear();
     const legal = view.legal.filter((c) => !this.excluded.has(canonical(c)));
     if (legal.length === 0) return;
-    const choice = this.rng.pick(legal);
+    const choice = expand(this.rng.pick(legal), this.rng);
     this.actedOn = view.version;
     this.n++;
     const cmd = {
@@ -797,13 +828,13 @@ function onPublicView(msg, where) {
     fatal(`${where}: public view version ${msg.version} after ${last} (repeat or going back)`);
   }
   lastPublic.fromSocket[where] = msg.version;
-  check(msg.view && typeof msg.view.finished === "boolean", `${where}: public view without finished`);
+  check(msg.view && typeof msg.finished === "boolean", `${where}: public view without finished`);
   check(!msg.legal || msg.legal.length === 0, `${where}: public view with legal commands`);
   if (msg.version >= lastPublic.version) {
     lastPublic.version = msg.version;
-    if (msg.view.finished) {
+    if (msg.finished) {
       lastPublic.finished = true;
-      outcome = msg.view.outcome;
+      outcome = msg.outcome;
       maybeDone();
     }
   }
@@ -849,7 +880,7 @@ async function finalChecks() {
   check(summaryAnswer.body.version === finalVersion, `match summary version ${summaryAnswer.body.version} != ${finalVersion}`);
 
   const pub = await http("GET", `/matches/${matchId}/views/public`);
-  check(pub.status === 200 && pub.body.view.finished === true && pub.body.version === finalVersion,
+  check(pub.status === 200 && pub.body.finished === true && pub.body.version === finalVersion,
     `GET public view at the end: ${problem(pub)}`);
   const none = await http("GET", `/matches/${matchId}/views/public`, { query: { after_version: finalVersion, wait_s: 0 } });
   check(none.status === 204, `GET public view after the last version answered ${none.status}, not 204`);

@@ -1,0 +1,82 @@
+"""``airship bench pipeline|reducers|replay|gateway|memory``: the benchmarks of :mod:`services.bench`."""
+
+from __future__ import annotations
+
+import argparse
+
+from services.cli.common import Subcommand, SubParsers, redis_flags, settings_from
+from services.settings import Settings
+
+
+def add_bench(sub: SubParsers) -> None:
+    bench = sub.add_parser("bench", help="benchmarks").add_subparsers(dest="target", required=True)
+    pipeline = bench.add_parser("pipeline", help="commands per second end to end with 1, 2, 4 workers")
+    redis_flags(pipeline)
+    pipeline.add_argument("--workers", default="1,2,4", help="worker counts to measure, comma-separated")
+    pipeline.add_argument("--matches", type=int, default=16, help="matches played concurrently")
+    pipeline.add_argument("--commands", type=int, default=2000, help="commands per worker count")
+    pipeline.add_argument("--xadd-requests", type=int, default=100_000, help="redis-benchmark XADD requests")
+    pipeline.add_argument("--json", action="store_true", help="one JSON object")
+    reducers = bench.add_parser("reducers", help="decide+evolve steps per second of each game (no Redis)")
+    reducers.add_argument("--game", action="append", default=None, help="a game (repeatable); all if absent")
+    reducers.add_argument("--matches", type=int, default=200)
+    reducers.add_argument("--json", action="store_true", help="one JSON object per game")
+    replay = bench.add_parser("replay", help="events per second rebuilding states from exported logs (no Redis)")
+    replay.add_argument("--game", action="append", default=None, help="a game (repeatable); all if absent")
+    replay.add_argument("--matches", type=int, default=200)
+    replay.add_argument("--json", action="store_true", help="one JSON object per game")
+    gateway = bench.add_parser("gateway", help="commands/s and latency through the gateway's WebSocket vs "
+                               "straight to the streams")
+    redis_flags(gateway)
+    gateway.add_argument("--clients", type=int, default=32, help="concurrent clients in all, one match each")
+    gateway.add_argument("--processes", type=int, default=4, help="load-generator processes the clients share")
+    gateway.add_argument("--commands", type=int, default=2000, help="commands per run")
+    gateway.add_argument("--workers", type=int, default=1, help="worker processes")
+    gateway.add_argument("--one-client-commands", type=int, default=300,
+                         help="commands of the extra one-client runs (unloaded latency; 0: none)")
+    gateway.add_argument("--json", action="store_true", help="one JSON object")
+    memory = bench.add_parser("memory", help="Redis bytes per event and per finished match")
+    redis_flags(memory)
+    memory.add_argument("--game", action="append", default=None, help="a game (repeatable); all if absent")
+    memory.add_argument("--matches", type=int, default=10, help="matches per game")
+    memory.add_argument("--json", action="store_true", help="one JSON object")
+
+
+def _reachable(settings: Settings) -> Settings:
+    """``settings`` once its Redis answered a PING: a dead Redis is one error line before any worker
+    process of a benchmark is started (they would wait a minute for it)."""
+    from services.pipeline.redis_backend import connect
+
+    r = connect(settings.redis_url, socket_timeout_s=settings.redis_timeout_s, retries=0)
+    try:
+        r.ping()
+    finally:
+        r.close()
+    return settings
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    if args.target == "reducers":
+        from services.bench import reducers
+
+        return reducers.run(args.game, args.matches, args.json)
+    if args.target == "replay":
+        from services.bench import replay
+
+        return replay.run(args.game, args.matches, args.json)
+    if args.target == "memory":
+        from services.bench import memory
+
+        return memory.run(settings_from(args), args.game, args.matches, args.json)
+    if args.target == "gateway":
+        from services.bench.gateway.run import run_gateway_bench
+
+        return run_gateway_bench(_reachable(settings_from(args)), args.clients, args.processes, args.commands,
+                                 args.workers, args.json, args.one_client_commands)
+    from services.bench.pipeline import run_pipeline_bench
+
+    return run_pipeline_bench(_reachable(settings_from(args)), [int(w) for w in args.workers.split(",") if w.strip()],
+                              args.matches, args.commands, args.xadd_requests, args.json)
+
+
+BENCH = Subcommand("bench", add_bench, cmd_bench)

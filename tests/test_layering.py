@@ -1,0 +1,161 @@
+"""The dependency direction of the code, read from every module's imports (``ast``; nothing is imported).
+
+Layers, lowest first; a module may import its own layer and the ones below, never one above:
+
+0. ``schemas``: the wire contracts; they import nothing of ``services``;
+1. ``services.games``: the rules; only ``services.games``, ``schemas``, the standard library and pydantic;
+2. the pipeline and what every process shares: ``services.pipeline``, ``services.settings``,
+   ``services.keys``, ``services.logs``, ``services.metrics``, ``services.health``, ``services.faults``
+   (``services.settings`` below ``services.pipeline``: the pipeline reads settings, never the reverse);
+3. what uses the pipeline: ``services.bots``, ``services.replay``, ``services.chat``, ``services.client``,
+   ``services.archive``, ``services.gateway``;
+4. the entry points that tie it all together: ``services.cli``, ``services.bench``, ``services.stack``,
+   ``services.chaos``.
+
+Every import counts, wherever it is written (inside a function, under ``TYPE_CHECKING``): a lazy import
+is still a dependency. A new top-level module or package under ``services/`` must be given a layer here.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("schemas", "services")
+
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("schemas",),
+    ("services.games",),
+    ("services.pipeline", "services.settings", "services.keys", "services.logs", "services.metrics",
+     "services.health", "services.faults"),
+    ("services.bots", "services.replay", "services.chat", "services.client", "services.archive",
+     "services.gateway"),
+    ("services.cli", "services.bench", "services.stack", "services.chaos"),
+)
+LAYER_NAMES = ("schemas", "games", "pipeline", "clients and tools", "entry points")
+GAMES_MAY_IMPORT = ("services.games", "schemas", "pydantic")
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    module: str  # the importing module
+    path: Path
+    line: int
+    target: str  # the imported module (``from a import b`` is ``a.b`` when ``a/b`` is a module)
+
+    def where(self) -> str:
+        return f"{self.path.relative_to(ROOT)}:{self.line}"
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def is_module(name: str) -> bool:
+    """Whether ``name`` is a module or package of this repository."""
+    base = ROOT.joinpath(*name.split("."))
+    return base.with_suffix(".py").is_file() or base.is_dir()
+
+
+def imports_of(path: Path) -> list[Import]:
+    module = module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: list[Import] = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [Import(module, path, node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                source = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                source = node.module or ""
+            for alias in node.names:
+                submodule = f"{source}.{alias.name}"
+                found.append(Import(module, path, node.lineno, submodule if is_module(submodule) else source))
+    return found
+
+
+def all_imports() -> list[Import]:
+    files = sorted(p for package in PACKAGES for p in (ROOT / package).rglob("*.py"))
+    return [imp for path in files for imp in imports_of(path)]
+
+
+def within(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def layer_of(name: str) -> int | None:
+    for level, prefixes in enumerate(LAYERS):
+        if any(within(name, prefix) for prefix in prefixes):
+            return level
+    return None
+
+
+def is_ours(name: str) -> bool:
+    return any(within(name, package) for package in PACKAGES)
+
+
+IMPORTS = all_imports()
+
+
+def report(violations: list[str]) -> str:
+    return f"{len(violations)} import(s) against the layering:\n  " + "\n  ".join(violations)
+
+
+def test_the_imports_are_read() -> None:
+    """The checks below see the code: a known import of each kind is found."""
+    targets = {(imp.module, imp.target) for imp in IMPORTS}
+    assert ("services.pipeline.worker", "services.games.rng") in targets
+    assert ("services.cli", "services.cli.play") in targets  # from services.cli import play, ...
+    assert len({imp.module for imp in IMPORTS}) > 100
+
+
+def test_every_module_has_a_layer() -> None:
+    unplaced = sorted({imp.module for imp in IMPORTS if layer_of(imp.module) is None and imp.module != "services"})
+    assert not unplaced, f"give these modules a layer in tests/test_layering.py: {unplaced}"
+
+
+def test_schemas_import_nothing_of_services() -> None:
+    violations = [f"{imp.where()}: {imp.module} imports {imp.target}" for imp in IMPORTS
+                  if within(imp.module, "schemas") and within(imp.target, "services")]
+    assert not violations, report(violations)
+
+
+def test_games_import_only_games_schemas_the_standard_library_and_pydantic() -> None:
+    violations = []
+    for imp in IMPORTS:
+        if not within(imp.module, "services.games"):
+            continue
+        top = imp.target.partition(".")[0]
+        if top in sys.stdlib_module_names or any(within(imp.target, ok) for ok in GAMES_MAY_IMPORT):
+            continue
+        violations.append(f"{imp.where()}: {imp.module} imports {imp.target}")
+    assert not violations, report(violations)
+
+
+def test_settings_do_not_import_the_pipeline() -> None:
+    violations = [f"{imp.where()}: {imp.module} imports {imp.target}" for imp in IMPORTS
+                  if imp.module == "services.settings" and within(imp.target, "services.pipeline")]
+    assert not violations, report(violations)
+
+
+@pytest.mark.parametrize("level", range(len(LAYERS) - 1), ids=LAYER_NAMES[:-1])
+def test_no_layer_imports_a_higher_one(level: int) -> None:
+    violations = []
+    for imp in IMPORTS:
+        if layer_of(imp.module) != level or not is_ours(imp.target):
+            continue
+        target_level = layer_of(imp.target)
+        if target_level is not None and target_level > level:
+            violations.append(f"{imp.where()}: {imp.module} ({LAYER_NAMES[level]}) imports {imp.target} "
+                              f"({LAYER_NAMES[target_level]})")
+    assert not violations, report(violations)
