@@ -6,6 +6,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from schemas.legal import Choice
+
 CommandDict = dict[str, Any]
 
 
@@ -33,10 +35,15 @@ class ValueBot:
 
 
 class RandomBot:
-    """Chooses uniformly among the legal commands, from its own seeded generator."""
+    """Chooses uniformly among the legal commands, from its own seeded generator. Given a record's raw
+    choices (with free fields) instead of concrete commands, it draws a command of the chosen one."""
 
     def __init__(self, seed: int) -> None:
         self._rng = random.Random(seed)
 
     def choose(self, view: Mapping[str, Any], legal: Sequence[CommandDict]) -> CommandDict:
-        return self._rng.choice(list(legal))
+        picked = self._rng.choice(list(legal))
+        if picked.get("free"):
+            choice = Choice.model_validate(picked)
+            return {"type": choice.type, "body": choice.sample(self._rng)}
+        return picked

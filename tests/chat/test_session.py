@@ -9,6 +9,7 @@ import time
 import pytest
 
 from services.bots.base import RandomBot
+from services.bots.sdk import concrete_legal
 from services.chat.session import ChatSession
 from services.chat.terminal import run_chat
 from services.games.errors import BadOptions
@@ -88,7 +89,7 @@ class BotPlaysTheOtherSeat(io.StringIO):
     def readline(self, size: int | None = -1) -> str:
         record = self.client.wait_view("chat", 1)
         if record.legal:
-            choice = self.bot.choose(record.view, record.legal)
+            choice = self.bot.choose(record.view, concrete_legal(record.legal))
             self.client.call("chat", 1, self.credential, choice["type"], choice["body"])
             return "board\n"
         return "1\n"
