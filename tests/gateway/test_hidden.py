@@ -28,6 +28,7 @@ import redis
 
 from schemas.codec import unpack
 from schemas.envelopes import CommandResult
+from schemas.legal import Choice
 from tests.gateway.attack_kit import Match, Socket, assert_problem, auth, client, create_match, wait_until
 from tests.gateway.hidden_truth import Truth, leaves, normal
 from tests.gateway.stack import GatewayStack, gateway_stack  # noqa: F401  (the fixture)
@@ -105,7 +106,8 @@ class Play:
                              params={"after_version": public["version"] - 1, "wait_s": 10}).json()
         if not mine["legal"]:
             return
-        command = self.rnd.choice(mine["legal"])
+        choice = Choice.model_validate(self.rnd.choice(mine["legal"]))
+        command = {"type": choice.type, "body": choice.sample(self.rnd)}
         k = f"s{self.steps}-{uuid.uuid4().hex[:6]}"
         answer = self.http.post(f"/matches/{self.match.id}/commands", headers=auth(self.match.tokens[seat]),
                                 json={"idempotency_key": k, "expected_version": mine["version"], **command})

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from schemas.legal import Choice, IntRange
+from schemas.legal import Choice
 from services.games import register
 from services.games.base import Command, Event, Outcome, Seat, commands_of
 from services.games.errors import BadCommand, BadOptions, GameOver, IllegalMove, NotYourTurn
@@ -93,7 +93,8 @@ class Nim:
     def legal(self, state: NimState, seat: Seat) -> list[Choice]:
         if seat not in self.to_act(state):
             return []
-        return [Choice(type="take", free={"n": IntRange(min=1, max=min(state.max_take, state.pile))})]
+        # every take listed as a command of its own (at most max_take of them): tests send legal[i] as is
+        return [Choice(type="take", body={"n": n}) for n in range(1, min(state.max_take, state.pile) + 1)]
 
     def legal_commands(self, state: NimState, seat: Seat) -> list[Command]:
         return commands_of(self.legal(state, seat), seat)
