@@ -113,7 +113,7 @@ class ViewFields(Wire):
         "one_of, counts, subset, order: schemas/json/legal_choice.json).")
 
 
-VIEW_FIELDS = ("match_id", "key", "version", "view", "to_act", "finished", "outcome", "legal")
+VIEW_FIELDS = tuple(ViewFields.model_fields)  # derived: a field added above is carried everywhere
 
 
 def view_fields(record: Any) -> dict[str, Any]:
