@@ -15,6 +15,10 @@ accepts is described by some choice; the shared conformance suite checks both on
 - ``one_of``: any of ``values`` (any JSON values, ``null`` included).
 - ``counts``: a mapping key -> whole count, each from 0 to ``max[key]``, keys with 0 left out, the
   counts summing to ``min_total`` .. ``max_total``.
+- ``multiset``: a list of keys of ``max`` (cards from a hand, named once per copy), each at most
+  ``max[key]`` times, ``min_total`` .. ``max_total`` long, in any order: lists naming the same keys
+  the same number of times are the same command (``count`` counts them once; ``bodies`` and
+  ``sample`` give them in ``max``'s key order).
 - ``subset``: a list of distinct items of ``items`` (kept in their listed order), ``min`` to ``max``
   of them.
 - ``order``: a list holding every one of ``items`` exactly once, in any order.
@@ -26,13 +30,15 @@ pydantic, so clients in Python use it as is; the JSON Schema of a choice is expo
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import random
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 Body = dict[str, Any]
 
@@ -59,6 +65,13 @@ class Counts(_Free):
     max_total: int
 
 
+class Multiset(_Free):
+    kind: Literal["multiset"] = "multiset"
+    max: dict[str, int] = Field(description="The most copies of each key a list may name (0 .. this).")
+    min_total: int = 0
+    max_total: int
+
+
 class Subset(_Free):
     kind: Literal["subset"] = "subset"
     items: list[Any]
@@ -71,7 +84,7 @@ class Order(_Free):
     items: list[Any]
 
 
-Free = Annotated[IntRange | OneOf | Counts | Subset | Order, Field(discriminator="kind")]
+Free = Annotated[IntRange | OneOf | Counts | Multiset | Subset | Order, Field(discriminator="kind")]
 
 
 class Choice(BaseModel):
@@ -82,6 +95,15 @@ class Choice(BaseModel):
     type: str
     body: Body = Field(default_factory=dict)
     free: dict[str, Free] = Field(default_factory=dict)
+    _memo: dict[Any, Any] = PrivateAttr(default_factory=dict)
+    """Derived values (``count``, spreads): games reuse their choices, so each is worked out once."""
+
+    def __eq__(self, other: object) -> bool:  # the memo is not part of what a choice is
+        if not isinstance(other, Choice):
+            return NotImplemented
+        return (self.type, self.body, self.free) == (other.type, other.body, other.free)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable dicts inside: not hashable
 
     def wire(self) -> Body:
         """The JSON form (``free`` left out when there is none)."""
@@ -93,7 +115,10 @@ class Choice(BaseModel):
     @property
     def count(self) -> int:
         """How many commands this choice stands for."""
-        return math.prod(_count(spec) for spec in self.free.values())
+        memo = self._memo
+        if "count" not in memo:
+            memo["count"] = math.prod(_count(spec) for spec in self.free.values())
+        return int(memo["count"])
 
     def bodies(self, limit: int | None = None) -> Iterator[Body]:
         """Every body this choice stands for (the first ``limit`` of them)."""
@@ -101,6 +126,14 @@ class Choice(BaseModel):
         product = _lazy_product([lambda n=n: _values(self.free[n]) for n in names])
         for values in itertools.islice(product, limit):
             yield {**self.body, **dict(zip(names, values, strict=True))}
+
+    def spread(self, limit: int) -> list[Body]:
+        """Every body when there are at most ``limit``, else ``limit`` spread over the range (each free
+        field's extremes and a few values between). Worked out once per limit: do not change them."""
+        memo, key = self._memo, ("spread", limit)
+        if key not in memo:
+            memo[key] = list(self.bodies()) if self.count <= limit else _spread(self, limit)
+        return list(memo[key])
 
     def sample(self, rng: random.Random) -> Body:
         """One of this choice's bodies, each free field drawn uniformly from its values."""
@@ -147,8 +180,7 @@ def concrete(choices: Iterable[Choice], per_type: int = 48) -> list[tuple[str, B
             continue
         share = max(1, per_type // len(group))
         for c in group:
-            bodies = list(c.bodies()) if c.count <= share else _spread(c, share)
-            out.extend((kind, b) for b in bodies)
+            out.extend((kind, dict(b)) for b in c.spread(share))
     return out
 
 
@@ -170,9 +202,8 @@ def _count(spec: Any) -> int:
         return max(0, spec.max - spec.min + 1)
     if isinstance(spec, OneOf):
         return len(spec.values)
-    if isinstance(spec, Counts):
-        ways = _ways(list(spec.max.values()))
-        return sum(ways[0][t] for t in range(spec.min_total, min(spec.max_total, len(ways[0]) - 1) + 1))
+    if isinstance(spec, Counts | Multiset):
+        return _count_totals(tuple(spec.max.values()), spec.min_total, spec.max_total)
     if isinstance(spec, Subset):
         return sum(math.comb(len(spec.items), k) for k in range(spec.min, min(spec.max, len(spec.items)) + 1))
     return math.factorial(len(spec.items))
@@ -184,7 +215,10 @@ def _values(spec: Any) -> Iterator[Any]:
     elif isinstance(spec, OneOf):
         yield from spec.values
     elif isinstance(spec, Counts):
-        yield from _counts(spec)
+        yield from _count_maps(spec)
+    elif isinstance(spec, Multiset):
+        for counts in _count_maps(spec):
+            yield _as_list(counts)
     elif isinstance(spec, Subset):
         for k in range(spec.min, min(spec.max, len(spec.items)) + 1):
             for combo in itertools.combinations(spec.items, k):
@@ -194,34 +228,63 @@ def _values(spec: Any) -> Iterator[Any]:
             yield list(perm)
 
 
-def _counts(spec: Counts) -> Iterator[dict[str, int]]:
-    keys = list(spec.max)
-    for combo in itertools.product(*(range(spec.max[k] + 1) for k in keys)):
-        if spec.min_total <= sum(combo) <= spec.max_total:
-            yield {k: n for k, n in zip(keys, combo, strict=True) if n}
+def _as_list(counts: Mapping[str, int]) -> list[str]:
+    return [key for key, n in counts.items() for _ in range(n)]
 
 
-def _ways(maxima: list[int]) -> list[list[int]]:
-    """``ways[i][t]``: how many ways keys ``i..`` (each 0..its max) sum to exactly ``t``."""
-    top = sum(maxima)
-    ways = [[0] * (top + 1) for _ in range(len(maxima) + 1)]
-    ways[len(maxima)][0] = 1
-    for i in range(len(maxima) - 1, -1, -1):
-        for t in range(top + 1):
-            ways[i][t] = sum(ways[i + 1][t - n] for n in range(min(maxima[i], t) + 1))
-    return ways
+def _count_maps(spec: Counts | Multiset) -> Iterator[dict[str, int]]:
+    """Every mapping key -> count the spec describes, keys with 0 left out, pruned by the totals (a spec
+    with many keys and a small ``max_total`` never walks the whole product)."""
+    keys, maxima = list(spec.max), [max(0, n) for n in spec.max.values()]
+    after = [sum(maxima[i:]) for i in range(len(maxima) + 1)]  # the most keys i.. can add
+
+    def walk(i: int, used: int, acc: dict[str, int]) -> Iterator[dict[str, int]]:
+        if i == len(keys):
+            if used >= spec.min_total:
+                yield dict(acc)
+            return
+        for n in range(min(maxima[i], spec.max_total - used) + 1):
+            if used + n + after[i + 1] < spec.min_total:
+                continue
+            if n:
+                acc[keys[i]] = n
+            yield from walk(i + 1, used + n, acc)
+            acc.pop(keys[i], None)
+
+    if spec.max_total >= 0:
+        yield from walk(0, 0, {})
 
 
-def _sample_counts(spec: Counts, rng: random.Random) -> dict[str, int]:
+@functools.lru_cache(maxsize=1024)
+def _count_totals(maxima: tuple[int, ...], low: int, high: int) -> int:
+    """How many mappings (each key 0..its max) sum to ``low`` .. ``high``."""
+    return sum(_ways(maxima, high)[0][max(low, 0):]) if high >= 0 else 0
+
+
+@functools.lru_cache(maxsize=256)
+def _ways(maxima: tuple[int, ...], cap: int) -> tuple[tuple[int, ...], ...]:
+    """``ways[i][t]``: how many ways keys ``i..`` (each 0..its max) sum to exactly ``t`` (``t`` up to
+    ``cap``, or the sum of the maxima if smaller). Prefix sums keep it linear in keys x totals."""
+    maxima = tuple(max(0, m) for m in maxima)
+    top = max(0, min(sum(maxima), cap))
+    rows: list[tuple[int, ...]] = [(1,) + (0,) * top]
+    for most in reversed(maxima):
+        below = rows[-1]
+        prefix = list(itertools.accumulate(below, initial=0))  # prefix[t] = sum(below[:t])
+        rows.append(tuple(prefix[t + 1] - prefix[max(0, t - most)] for t in range(top + 1)))
+    return tuple(reversed(rows))
+
+
+def _sample_counts(spec: Counts | Multiset, rng: random.Random) -> dict[str, int]:
     """Uniform over the described mappings, without listing them: pick the total by how many mappings
     have it, then each key's count by how many completions remain."""
     keys = list(spec.max)
-    ways = _ways([spec.max[k] for k in keys])
-    totals = list(range(spec.min_total, min(spec.max_total, len(ways[0]) - 1) + 1))
+    ways = _ways(tuple(spec.max[k] for k in keys), spec.max_total)
+    totals = list(range(max(spec.min_total, 0), len(ways[0])))
     remaining = rng.choices(totals, [ways[0][t] for t in totals])[0]
     out: dict[str, int] = {}
     for i, key in enumerate(keys):
-        options = list(range(min(spec.max[key], remaining) + 1))
+        options = list(range(min(max(0, spec.max[key]), remaining) + 1))
         n = rng.choices(options, [ways[i + 1][remaining - m] for m in options])[0]
         if n:
             out[key] = n
@@ -241,6 +304,11 @@ def _contains(spec: Any, value: Any) -> bool:
         if any(isinstance(n, bool) or not isinstance(n, int) or n <= 0 for n in counts):
             return False
         return all(value[k] <= spec.max[k] for k in value) and spec.min_total <= sum(counts) <= spec.max_total
+    if isinstance(spec, Multiset):
+        if not isinstance(value, list) or not all(isinstance(v, str) and v in spec.max for v in value):
+            return False
+        held = Counter(value)
+        return all(n <= spec.max[k] for k, n in held.items()) and spec.min_total <= len(value) <= spec.max_total
     if isinstance(spec, Subset):
         if not isinstance(value, list) or not spec.min <= len(value) <= spec.max:
             return False
@@ -258,6 +326,8 @@ def _sample(spec: Any, rng: random.Random) -> Any:
         return rng.choice(spec.values)
     if isinstance(spec, Counts):
         return _sample_counts(spec, rng)
+    if isinstance(spec, Multiset):
+        return _as_list(_sample_counts(spec, rng))
     if isinstance(spec, Subset):
         sizes = list(range(spec.min, min(spec.max, len(spec.items)) + 1))
         weights = [math.comb(len(spec.items), k) for k in sizes]
@@ -271,28 +341,60 @@ def _sample(spec: Any, rng: random.Random) -> Any:
 
 def _spread(choice: Choice, limit: int) -> list[Body]:
     """Up to ``limit`` bodies of a large choice: each free field's extremes and a few values between,
-    combined, plus for counts every single-key play and the whole of each key."""
+    combined (lazily: only as many values of each field are worked out as the limit needs)."""
     names = list(choice.free)
-    picks = [_spread_values(choice.free[n]) for n in names]
-    out: list[Body] = []
-    for values in itertools.islice(itertools.product(*picks), limit):
-        out.append({**choice.body, **dict(zip(names, values, strict=True))})
-    return out
+    product = _lazy_product([lambda n=n: _spread_values(choice.free[n]) for n in names])
+    return [{**choice.body, **dict(zip(names, values, strict=True))} for values in itertools.islice(product, limit)]
 
 
-def _spread_values(spec: Any) -> list[Any]:
+def _spread_values(spec: Any) -> Iterator[Any]:
     if isinstance(spec, IntRange):
-        span = spec.max - spec.min
-        steps = sorted({spec.min + d for d in (0, 1, 2, 4, 9, 14) if d <= span} | {spec.max})
-        return steps
-    if isinstance(spec, Counts):
-        out: list[dict[str, int]] = []
+        yield from _steps(spec.min, spec.max)
+    elif isinstance(spec, Counts):
+        yield from _spread_counts(spec)
+    elif isinstance(spec, Multiset):
+        for counts in _spread_counts(spec):
+            yield _as_list({k: counts[k] for k in spec.max if k in counts})
+    else:
+        yield from itertools.islice(_values(spec), 12)
+
+
+def _steps(low: int, high: int) -> list[int]:
+    """``low``, a few values above it, and ``high``."""
+    return sorted({low + d for d in (0, 1, 2, 4, 9, 14) if low + d <= high} | ({high} if high >= low else set()))
+
+
+def _spread_counts(spec: Counts | Multiset) -> Iterator[dict[str, int]]:
+    """The empty mapping if allowed, a few counts of each key alone, one of each key, all of each key,
+    and the least and the most total filled from the first keys and from the last (so a spec whose totals
+    are pinned still shows a few); each once."""
+    keys = list(spec.max)
+
+    def candidates() -> Iterator[dict[str, int]]:
+        yield {}
         for k, most in spec.max.items():
-            out.extend({k: n} for n in range(1, most + 1) if spec.min_total <= n <= spec.max_total)
-        for whole in ({k: 1 for k, n in spec.max.items() if n}, {k: n for k, n in spec.max.items() if n}):
-            if whole not in out and spec.min_total <= sum(whole.values()) <= spec.max_total:
-                out.append(whole)
-        if spec.min_total == 0:
-            out.insert(0, {})
-        return out
-    return list(itertools.islice(_values(spec), 12))
+            for n in _steps(1, most):
+                yield {k: n}
+        yield {k: 1 for k, n in spec.max.items() if n > 0}
+        yield {k: n for k, n in spec.max.items() if n > 0}
+        for target in (spec.min_total, spec.max_total):
+            yield _fill(spec, keys, target)
+            yield _fill(spec, keys[::-1], target)
+
+    seen: list[dict[str, int]] = []
+    for counts in candidates():
+        if spec.min_total <= sum(counts.values()) <= spec.max_total and counts not in seen:
+            seen.append(counts)
+            yield counts
+
+
+def _fill(spec: Counts | Multiset, keys: list[str], target: int) -> dict[str, int]:
+    """Keys taken in ``keys`` order, each as much as it may, until the counts reach ``target``."""
+    out: dict[str, int] = {}
+    left = target
+    for k in keys:
+        n = min(max(0, spec.max[k]), left)
+        if n:
+            out[k] = n
+            left -= n
+    return out

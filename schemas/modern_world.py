@@ -82,6 +82,9 @@ TABLEAU_SIZE: Final = 10
 MAX_CARDS: Final = 200
 """Most cards one invest or discard command may name."""
 MAX_TRADE_CARDS: Final = 20
+MAX_TRADE_TOKENS: Final = 999
+"""The most of one kind of token a trade proposal may give or ask for."""
+TradeCount = Annotated[int, Field(ge=1, le=MAX_TRADE_TOKENS)]
 """Most cards one side of a trade proposal may name."""
 MAX_CONVERT: Final = 1000
 """Most tokens one convert command may make."""
@@ -156,14 +159,14 @@ class ProposeTradeCommand(CommandBody):
         default_factory=list, min_length=1, max_length=MAX_TRADE_CARDS,
         description="cards from your hand you give, a name once per copy",
     )
-    give_tokens: dict[Token, PositiveCount] = Field(
+    give_tokens: dict[Token, TradeCount] = Field(
         default_factory=dict, min_length=1, description="tokens you give, at most what you hold"
     )
     get_cards: list[ResourceName] = Field(
         default_factory=list, min_length=1, max_length=MAX_TRADE_CARDS,
         description="cards you ask for, a name once per copy",
     )
-    get_tokens: dict[Token, PositiveCount] = Field(
+    get_tokens: dict[Token, TradeCount] = Field(
         default_factory=dict, min_length=1, description="tokens you ask for"
     )
 

@@ -222,7 +222,7 @@ def test_mistakes_are_answered_with_what_is_legal() -> None:
     assert MW.describe_legal(RESOURCE) == ("Legal now: done | buy 1 | buy 2 | buy 3 | buy 4 (or any other: pay as you "
                                            "like: buy 4 with 1 action 3 research)")
     assert MW.describe_legal(TRADE) == (
-        "Legal now: done | accept 3 | decline 3 | offer seat 0: Mining for 1 money | offer seat 0: 1 influence for "
+        "Legal now: done | accept 3 | decline 3 | offer seat 0: Mining for 1 victory | offer seat 0: 1 influence for "
         "Government (or any other: decline 4; offer to seat 0, 2: your cards and tokens for cards and tokens, e.g. "
         "offer seat 0: Mining + 2 money for 2 labor)")
     assert MW.describe_legal(END) == ("Legal now: discard Mining, Finance | discard Land, Water (or any other: any 2 "

@@ -8,11 +8,8 @@ not, and one that does not exist), proposals to every seat (yourself, players wh
 do not exist) with each combination of sides, and malformed bodies (strings for numbers, unknown
 fields, empty sides, zero counts). At most a few hundred per state.
 
-What ``decide`` accepts but ``legal`` cannot describe with the free-field kinds is left out (see
-``services/games/modern_world/legal.py``): card lists in another order than the hand's, proposals
-with several kinds of token on one side, asking for cards more than once or for more tokens than any
-partner holds, and, in a hand with many repeats, card lists naming a card twice of the middle sizes
-``legal`` does not list (``repeat_sizes``).
+Card lists come in the hand's order and shuffled, with repeats; proposals mix kinds of token on a
+side, ask for more than any partner holds (up to the cap and one beyond it) and name a card twice.
 """
 
 from __future__ import annotations
@@ -27,6 +24,7 @@ from services.games.modern_world.data import (
     HAND_LIMIT,
     INFLUENCE,
     MAX_TRADE_CARDS,
+    MAX_TRADE_TOKENS,
     MONEY,
     MONEY_PER_TOKEN,
     NATION_NAMES,
@@ -34,7 +32,6 @@ from services.games.modern_world.data import (
     RESOURCE_NAMES,
     TOKENS,
 )
-from services.games.modern_world.legal import repeat_sizes
 from services.games.modern_world.state import State
 
 Candidate = tuple[str, dict[str, Any]]
@@ -52,9 +49,8 @@ def candidates(state: State, seat: int) -> list[Candidate]:
     hand: list[str] = [RESOURCE_NAMES[c] for c in me.hand]
     excess = len(hand) - HAND_LIMIT
     for cards in _hand_lists(hand):
-        if _described(me.hand, cards, 1, len(hand)):
-            out.append(("invest", {"cards": cards}))
-        if excess > 0 and abs(len(cards) - excess) <= 1 and _described(me.hand, cards, excess, excess):
+        out.append(("invest", {"cards": cards}))
+        if excess > 0 and abs(len(cards) - excess) <= 1:
             out.append(("discard", {"cards": cards}))
     out += [("invest", {"cards": []}), ("invest", {"cards": "Mining"}), ("discard", {"cards": hand[:1]})]
     out += [("build", {"card": name}) for name in [*sorted(set(hand)), NOT_HELD]]
@@ -97,20 +93,16 @@ def _buys(state: State, seat: int) -> list[Candidate]:
 
 
 def _hand_lists(hand: list[str]) -> list[list[str]]:
-    """Card lists in the hand's order: singles, pairs, the whole hand, and lists naming one copy too many."""
+    """Card lists: singles, pairs, runs of the hand from either end (in its order and reversed), and
+    lists naming one copy too many."""
     distinct = sorted(set(hand), key=RESOURCE_NAMES.index)
     out = [[c] for c in distinct] + [[NOT_HELD]]
     out += [list(pair) for pair in itertools.combinations(hand, 2)][:40]
-    out += [hand[:k] for k in range(3, len(hand) + 1)] + [hand[-k:] for k in range(3, len(hand) + 1)]
+    out += [hand[:k] for k in range(3, len(hand) + 1)] + [hand[-k:][::-1] for k in range(3, len(hand) + 1)]
     held = Counter(hand)
-    out += [sorted([*hand[:3], c], key=RESOURCE_NAMES.index) for c in distinct if held[c] < 4][:5]
+    out += [[c, *hand[:3]] for c in distinct if held[c] < 4][:5]
     unique: dict[str, list[str]] = {repr(cards): cards for cards in out if cards}
     return list(unique.values())
-
-
-def _described(hand: tuple[int, ...], cards: list[str], least: int, most: int) -> bool:
-    """False for a list naming a card twice or more of a size ``legal`` does not list (in a big hand)."""
-    return len(set(cards)) == len(cards) or len(cards) in repeat_sizes(hand, least, min(most, len(hand)))
 
 
 def _proposals(state: State, seat: int, hand: list[str]) -> list[Candidate]:
@@ -120,23 +112,30 @@ def _proposals(state: State, seat: int, hand: list[str]) -> list[Candidate]:
     mine_kind = max(range(len(TOKENS)), key=lambda k: me.tokens[k])
     their_kind = max(range(len(TOKENS)), key=lambda k: most[k])
     sides: dict[str, list[Any]] = {
-        "give_cards": [c for c in (hand[:1], hand[:2], [NOT_HELD]) if c and _described(me.hand, c, 1, MAX_TRADE_CARDS)],
-        "give_tokens": [{TOKENS[mine_kind]: n} for n in sorted({1, me.tokens[mine_kind], me.tokens[mine_kind] + 1})],
-        "get_cards": [["Mining"], ["Mining", "Oil"]],
-        "get_tokens": [{TOKENS[their_kind]: n} for n in sorted({1, most[their_kind]}) if n <= most[their_kind]],
+        "give_cards": [c for c in (hand[:1], hand[:2][::-1], [NOT_HELD]) if c],
+        "give_tokens": [{TOKENS[mine_kind]: n} for n in sorted({1, me.tokens[mine_kind], me.tokens[mine_kind] + 1})]
+        + [_mix(me.tokens), _mix(me.tokens, 1)],
+        "get_cards": [["Mining"], ["Oil", "Mining", "Oil"], ["Oil"] * MAX_TRADE_CARDS, ["Oil"] * (MAX_TRADE_CARDS + 1)],
+        "get_tokens": [{TOKENS[their_kind]: n} for n in sorted({1, most[their_kind], most[their_kind] + 3})]
+        + [{"money": MAX_TRADE_TOKENS, "victory": 2}, {"labor": MAX_TRADE_TOKENS + 1}],
     }
     out: list[Candidate] = []
     for to in range(-1, state.seats + 1):
         for name, values in sides.items():
-            out += [("propose_trade", {"to": to, name: v}) for v in values[:2]]
+            out += [("propose_trade", {"to": to, name: v}) for v in values[:2] if v]
         out.append(("propose_trade", {"to": to, "give_cards": sides["give_cards"][0], "get_cards": ["Oil"]}))
         out.append(("propose_trade", {"to": to}))
     for to in partners[:2]:
         for keys in itertools.combinations(sides, 2):
-            for combo in itertools.product(*(sides[k] for k in keys)):
+            for combo in itertools.product(*(sides[k][:3] for k in keys)):
                 out.append(("propose_trade", {"to": to, **dict(zip(keys, combo, strict=True))}))
         out.append(("propose_trade", {"to": to, **{k: v[0] for k, v in sides.items() if v}}))
         out.append(("propose_trade", {"to": to, "give_cards": []}))
         out.append(("propose_trade", {"to": to, "give_tokens": {TOKENS[mine_kind]: 0}}))
         out.append(("propose_trade", {"to": str(to), "get_cards": ["Oil"]}))
     return out
+
+
+def _mix(tokens: tuple[int, ...], extra: int = 0) -> dict[str, int]:
+    """Every kind of token held (plus ``extra`` of each: more than held), or one money if none."""
+    return {TOKENS[k]: n + extra for k, n in enumerate(tokens) if n} or {"money": 1 + extra}

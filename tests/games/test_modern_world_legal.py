@@ -130,7 +130,17 @@ def test_any_cards_from_the_hand_to_invest_or_discard() -> None:
     assert not covered(GAME.legal(s, 0), "discard", {"cards": ["Oil"]})
 
 
-def test_proposals_of_any_cards_and_one_kind_of_token_a_side() -> None:
+def test_card_lists_in_any_order_with_repeats() -> None:
+    hand = [*TEN[:6], "Oil", "Oil", "Oil", "Land", "Land"]  # many lists with repeats: once listed one by one
+    s = state([player(hand=hand), player()], Phase.INVESTMENT, queue=(0,))
+    for cards in (["Oil", "Mining", "Oil"], ["Land", "Oil", "Land", "Oil", "Science", "Oil"], hand[::-1]):
+        covered_and_accepted(s, 0, "invest", cards=cards)
+    assert not covered(GAME.legal(s, 0), "invest", {"cards": ["Oil"] * 4})
+    [choice] = [c for c in GAME.legal(s, 0) if c.type == "invest"]
+    assert choice.count == 2**6 * 4 * 3 - 1  # each single in or out, 0-3 Oil, 0-2 Land; not the empty list
+
+
+def test_proposals_of_any_cards_and_tokens() -> None:
     s = state([player(hand=HAND, money=6, labor=2), player(labor=5), player(influence=9), player()], Phase.TRADE,
               done=(3,))
     # the old list: one card for 2 of the partner's most plentiful token, or 2 of one's own for 1 of his
@@ -142,6 +152,11 @@ def test_proposals_of_any_cards_and_one_kind_of_token_a_side() -> None:
     assert not covered(legal, "propose_trade", {"to": 3, "get_cards": ["Oil"]})  # done trading
     assert not covered(legal, "propose_trade", {"to": 0, "get_cards": ["Oil"]})  # yourself
     assert not covered(legal, "propose_trade", {"to": 1, "give_tokens": {"money": 7}})
+    covered_and_accepted(s, 0, "propose_trade", to=1, give_tokens={"money": 2, "labor": 2}, give_cards=["Oil", "Mining"])
+    covered_and_accepted(s, 0, "propose_trade", to=1, get_tokens={"victory": 40, "money": 999}, get_cards=["Oil"] * 20)
+    assert not covered(legal, "propose_trade", {"to": 1, "get_tokens": {"money": 1000}})
+    assert not accepts(s, 0, "propose_trade", {"to": 1, "get_tokens": {"money": 1000}})
+    assert not covered(legal, "propose_trade", {"to": 1, "get_cards": ["Oil"] * 21})
     full = s._replace(trades=tuple(Trade(i, 0, 1, (), tokens(money=1), (), ()) for i in (1, 2, 3)))
     assert not any(c.type == "propose_trade" for c in GAME.legal(full, 0))  # 3 proposals open
 

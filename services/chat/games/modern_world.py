@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from schemas.envelopes import EventEnvelope
-from schemas.legal import Choice, IntRange, OneOf, Subset, choices_from_wire, covered
+from schemas.legal import Choice, Counts, IntRange, Multiset, OneOf, choices_from_wire, covered
 from services.chat.adapter import ChatError, CommandDict
 from services.chat.games.natural import NaturalAdapter
 from services.chat.games.words import Item, Problem, by_prefix, count_of, read_items
@@ -536,26 +536,19 @@ class Menu:
 
     def hand(self, type_: str) -> list[str]:
         """The most cards one ``type_`` choice names (the hand, in table order)."""
-        lists: list[list[str]] = []
+        merged: dict[str, int] = {}
         for c in self.of(type_):
             spec = c.free.get("give_cards" if type_ == "propose_trade" else "cards")
-            if isinstance(spec, Subset):
-                lists.append(list(spec.items))
-            elif isinstance(spec, OneOf):
-                lists += [list(v) for v in spec.values]
-        merged: dict[str, int] = {}
-        for cards in lists:
-            for card in set(cards):
-                merged[card] = max(merged.get(card, 0), cards.count(card))
+            if isinstance(spec, Multiset):
+                for card, n in spec.max.items():
+                    merged[card] = max(merged.get(card, 0), n)
         return in_table_order([card for card, n in merged.items() for _ in range(n)])
 
     def discard_count(self) -> int:
         for c in self.of("discard"):
             spec = c.free["cards"]
-            if isinstance(spec, Subset):
-                return spec.min
-            if isinstance(spec, OneOf) and spec.values:
-                return len(spec.values[0])
+            if isinstance(spec, Multiset):
+                return spec.min_total
         return 0
 
     def ids(self, type_: str) -> list[int]:
@@ -592,8 +585,10 @@ class Menu:
 
 def _first(spec: Any) -> Any:
     """The first value of a free field (``Choice.bodies`` would expand every field in full first)."""
-    if isinstance(spec, Subset):
-        return spec.items[: max(spec.min, 1)]
+    if isinstance(spec, Multiset):
+        return [card for card, n in spec.max.items() for _ in range(n)][: max(spec.min_total, 1)]
+    if isinstance(spec, Counts):
+        return {next(k for k, n in spec.max.items() if n > 0): max(spec.min_total, 1)}
     if isinstance(spec, OneOf):
         return spec.values[0]
     if isinstance(spec, IntRange):

@@ -15,6 +15,7 @@ from schemas.modern_world import CONVERTIBLE as CONVERTIBLE
 from schemas.modern_world import EVENT_NAMES as EVENT_NAMES
 from schemas.modern_world import MARKET_NAMES as MARKET_NAMES
 from schemas.modern_world import MAX_TRADE_CARDS as MAX_TRADE_CARDS
+from schemas.modern_world import MAX_TRADE_TOKENS as MAX_TRADE_TOKENS
 from schemas.modern_world import NATIONS as _NATION_NAMES
 from schemas.modern_world import RESOURCE_NAMES as RESOURCE_NAMES
 from schemas.modern_world import TABLEAU_SIZE as TABLEAU_SIZE

@@ -1,41 +1,29 @@
 """Who acts now (:func:`to_act`) and what each of them may send (:func:`legal`, as :mod:`schemas.legal`
 choices).
 
-``legal`` is sound: every command a choice describes is accepted by ``decide``. It is complete except
-where the free-field kinds cannot say what ``decide`` accepts (each gap is listed here, and
-``tests/conformance/candidates_modern_world.py`` probes everything else):
-
-- **card lists** (``invest``, ``discard``, a proposal's ``give_cards``/``get_cards``) are described in
-  table order (the order a hand is shown in); ``decide`` takes the same cards in any order too, and no
-  free-field kind says "any order of a sub-multiset". A ``subset`` holds distinct items, so in a hand
-  holding a card twice the lists are listed one by one (a ``one_of``) while they are at most
-  :data:`REPEATS_LISTED`; in a bigger hand, a ``subset`` of its distinct cards plus the lists naming a card
-  twice or more of the sizes :func:`repeat_sizes` picks (the longest and the shortest: the whole hand,
-  the hand but one card..., single pairs...). ``get_cards`` asks for distinct cards by name (the
-  partner's hand is hidden; 20 cards of 28 kinds with repeats have no bounded description).
-- **proposal tokens**: each side's ``*_tokens`` is one kind of token (``{"money": 2}``), up to what you
-  hold (``give_tokens``) or what the partner who holds most of it holds (``get_tokens``). ``decide``
-  also takes mixed kinds (``{"money": 2, "labor": 1}``) and asks beyond the partner's holdings (he
-  may convert money before he accepts); a ``counts`` field would describe the mixes, but counting and
-  sampling one enumerates every combination of the seven kinds (millions with ordinary holdings).
-
-Everything else is exact: bids from the least raise to your influence, every position and payment
-mix of a purchase (with the short forms that leave ``action`` or ``research`` out), conversions with
-and without ``count``, every nation left, every card you can build, every proposal made to you that
-you can pay (accept) and every one made to you (decline), proposals to every partner still trading.
+``legal`` is sound and complete: every command a choice describes is accepted by ``decide``, and every
+command ``decide`` accepts is described (``tests/conformance/candidates_modern_world.py`` probes both
+ways on random states). Card lists (``invest``, ``discard``, a proposal's ``give_cards`` and
+``get_cards``) are ``multiset`` fields: any cards of the hand (or, asked of a partner whose hand is
+hidden, of any kind), a name once per copy, in any order. A proposal's tokens are ``counts`` fields:
+what you hold (``give_tokens``), or up to ``MAX_TRADE_TOKENS`` of each kind (``get_tokens``: the
+partner may convert money or receive tokens before he answers, so holdings do not bound what may be
+asked). Bids run from the least raise to your influence; purchases list every position and payment
+mix (with the short forms that leave ``action`` or ``research`` out); conversions come with and
+without ``count``; every nation left, every card you can build, every proposal made to you that you
+can pay (accept) and every one made to you (decline), proposals to every partner still trading.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
-import math
 from collections import Counter
 from collections.abc import Callable
 from typing import Any, Final
 
-from schemas.legal import Choice, Free, IntRange, OneOf, Subset
-from schemas.modern_world import MAX_CONVERT
+from schemas.legal import Choice, Counts, Free, IntRange, Multiset, OneOf
+from schemas.modern_world import MAX_CONVERT, MAX_TRADE_TOKENS
 from services.games.modern_world.data import (
     ACTION,
     CONVERTIBLE,
@@ -55,8 +43,6 @@ from services.games.modern_world.data import (
 from services.games.modern_world.state import Phase, State, build_cost, covers, has_cards, open_proposals
 
 AUCTIONS: Final = (Phase.LEADER, Phase.MARKET)
-REPEATS_LISTED: Final = 256
-"""Most card lists with repeats one choice lists (see the module docstring)."""
 TRADE_SIDES: Final = ("give_cards", "give_tokens", "get_cards", "get_tokens")
 NOBODY: Final[frozenset[int]] = frozenset()
 
@@ -195,87 +181,26 @@ def _buys(positions: int, act: int, res: int) -> tuple[Choice, ...]:
 
 @functools.lru_cache(maxsize=1024)
 def _cards(type_: str, hand: tuple[int, ...], least: int, most: int) -> tuple[Choice, ...]:
-    return tuple(Choice(type=type_, free={"cards": spec}) for spec in hand_lists(hand, least, most))
+    spec = hand_cards(hand, least, most)
+    return (Choice(type=type_, free={"cards": spec}),) if spec else ()
 
 
 @functools.lru_cache(maxsize=1024)
-def hand_lists(hand: tuple[int, ...], least: int, most: int) -> tuple[Free, ...]:
-    """Free fields for a list of ``least`` to ``most`` cards of ``hand`` (card ids), in table order.
-
-    Without repeats in the hand: a subset of it. With repeats: every such list one by one when they are
-    at most :data:`REPEATS_LISTED`; else a subset of the distinct cards, and the lists naming a card twice
-    or more of the sizes :func:`repeat_sizes` picks (the longest and the shortest, the whole hand first)."""
-    held = Counter(hand)
-    distinct = [RESOURCE_NAMES[c] for c in sorted(held)]
+def hand_cards(hand: tuple[int, ...], least: int, most: int) -> Multiset | None:
+    """A list of ``least`` to ``most`` cards of ``hand`` (card ids), a name once per copy, any order;
+    None when the hand cannot make one."""
     most = min(most, len(hand))
     if least > most:
-        return ()
-    if len(distinct) < len(hand) and _count_lists(hand, least, most) <= REPEATS_LISTED:
-        return (OneOf(values=[cards for size in range(least, most + 1) for cards in _lists(held, size, False)]),)
-    out: list[Free] = []
-    if least <= len(distinct):
-        out.append(Subset(items=distinct, min=least, max=min(most, len(distinct))))
-    sizes = repeat_sizes(hand, least, most)
-    if sizes:
-        out.append(OneOf(values=[cards for size in sizes for cards in _lists(held, size, True)]))
-    return tuple(out)
-
-
-def repeat_sizes(hand: tuple[int, ...], least: int, most: int) -> tuple[int, ...]:
-    """The sizes (``least`` to ``most``) whose lists naming a card twice or more :func:`hand_lists`
-    lists: all of them when they come to at most :data:`REPEATS_LISTED` lists, else sizes taken from
-    both ends (``most``, ``least``, ``most - 1``...) while they fit."""
-    held = Counter(hand).values()
-    if all(n == 1 for n in held):
-        return ()
-    every = _sizes(hand)
-    repeats = [every[k] - math.comb(len(held), k) for k in range(len(every))]
-    if sum(every[least:most + 1]) <= REPEATS_LISTED:
-        return tuple(k for k in range(least, most + 1) if repeats[k])
-    order = [k for pair in itertools.zip_longest(range(most, least - 1, -1), range(least, most + 1)) for k in pair
-             if k is not None]
-    chosen: list[int] = []
-    total = 0
-    for k in dict.fromkeys(order):
-        if total + repeats[k] > REPEATS_LISTED:
-            break
-        total += repeats[k]
-        chosen.append(k)
-    return tuple(sorted(k for k in chosen if repeats[k]))
-
-
-def _sizes(hand: tuple[int, ...]) -> list[int]:
-    """``[k] ->`` how many lists of k cards the hand holds (in table order: one per sub-multiset)."""
-    every = [1]  # the coefficients of the product of (1 + x + ... + x^copies) over the kinds held
-    for n in Counter(hand).values():
-        every = [sum(every[k - j] for j in range(n + 1) if 0 <= k - j < len(every)) for k in range(len(every) + n)]
-    return every
-
-
-def _count_lists(hand: tuple[int, ...], least: int, most: int) -> int:
-    return sum(_sizes(hand)[least:most + 1])
-
-
-def _lists(held: Counter[int], size: int, repeats_only: bool) -> list[list[str]]:
-    """The lists of ``size`` cards of ``held`` in table order (only those naming some card twice or more:
-    ``repeats_only``), sorted."""
-    doubles = sorted(c for c, n in held.items() if n > 1)
-    singles = sorted(c for c, n in held.items() if n == 1)
-    out = []
-    for counts in itertools.product(*(range(held[c] + 1) for c in doubles)):
-        rest = size - sum(counts)
-        if (repeats_only and max(counts) < 2) or not 0 <= rest <= len(singles):
-            continue
-        for extra in itertools.combinations(singles, rest):
-            out.append(sorted([c for c, k in zip(doubles, counts, strict=True) for _ in range(k)] + list(extra)))
-    return [[RESOURCE_NAMES[c] for c in cards] for cards in sorted(out)]
+        return None
+    held = Counter(hand)
+    return Multiset(max={RESOURCE_NAMES[c]: held[c] for c in sorted(held)}, min_total=least, max_total=most)
 
 
 @functools.lru_cache(maxsize=512)
-def _tokens_of_one_kind(most: tuple[int, ...]) -> OneOf | None:
-    """``{kind: n}`` for every kind and every n from 1 to ``most[kind]``."""
-    values = [{TOKENS[k]: n} for k, top in enumerate(most) for n in range(1, top + 1)]
-    return OneOf(values=values) if values else None
+def _tokens_held(mine: tuple[int, ...]) -> Counts | None:
+    """Any mix of the tokens held (capped as the schema caps a trade's counts), one at least."""
+    most = {TOKENS[k]: min(n, MAX_TRADE_TOKENS) for k, n in enumerate(mine) if n > 0}
+    return Counts(max=most, min_total=1, max_total=sum(most.values())) if most else None
 
 
 def _trade(state: State, seat: int) -> list[Choice]:
@@ -289,31 +214,27 @@ def _trade(state: State, seat: int) -> list[Choice]:
     partners = tuple(i for i in range(state.seats) if i != seat and i not in state.done)
     if not partners or open_proposals(state, seat) >= MAX_OPEN_PROPOSALS:
         return out
-    theirs = tuple(max(state.players[i].tokens[k] for i in partners) for k in range(len(TOKENS)))
-    return out + list(_proposals(partners, me.hand, me.tokens, theirs))
+    return out + list(_proposals(partners, me.hand, me.tokens))
 
 
 @functools.lru_cache(maxsize=256)
-def _proposals(partners: tuple[int, ...], hand: tuple[int, ...], mine: tuple[int, ...], theirs: tuple[int, ...]
-               ) -> tuple[Choice, ...]:
+def _proposals(partners: tuple[int, ...], hand: tuple[int, ...], mine: tuple[int, ...]) -> tuple[Choice, ...]:
     """One choice per combination of sides present (a side left out moves nothing; one at least moves)."""
-    give_tokens, get_tokens = _tokens_of_one_kind(mine), _tokens_of_one_kind(theirs)
-    sides: list[tuple[Free, ...]] = [
-        hand_lists(hand, 1, MAX_TRADE_CARDS),
-        (give_tokens,) if give_tokens else (),
-        (ANY_CARDS,),
-        (get_tokens,) if get_tokens else (),
-    ]
+    sides = (hand_cards(hand, 1, MAX_TRADE_CARDS), _tokens_held(mine), ANY_CARDS, ANY_TOKENS)
     to = OneOf(values=list(partners))
     out = []
-    for combo in itertools.product(*((None, *specs) for specs in sides)):
-        free: dict[str, Free] = {name: spec for name, spec in zip(TRADE_SIDES, combo, strict=True) if spec}
-        if free:
+    for present in itertools.product((False, True), repeat=len(sides)):
+        free: dict[str, Free] = {
+            name: spec for name, spec, there in zip(TRADE_SIDES, sides, present, strict=True) if there and spec
+        }
+        if free and len(free) == sum(present):
             out.append(Choice(type="propose_trade", free={"to": to, **free}))
     return tuple(out)
 
 
-ANY_CARDS: Final = Subset(items=list(RESOURCE_NAMES), min=1, max=MAX_TRADE_CARDS)
+ANY_CARDS: Final = Multiset(max=dict.fromkeys(RESOURCE_NAMES, MAX_TRADE_CARDS), min_total=1, max_total=MAX_TRADE_CARDS)
+ANY_TOKENS: Final = Counts(max=dict.fromkeys(TOKENS, MAX_TRADE_TOKENS), min_total=1,
+                           max_total=MAX_TRADE_TOKENS * len(TOKENS))
 
 
-__all__ = ["AUCTIONS", "hand_lists", "legal", "may_act", "repeat_sizes", "to_act"]
+__all__ = ["AUCTIONS", "hand_cards", "legal", "may_act", "to_act"]

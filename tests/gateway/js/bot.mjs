@@ -198,8 +198,24 @@ function makeRng(seed) {
 
 const rng = makeRng(SEED);
 
+/** Counts for a `counts` or `multiset` field: a total in range, then one at a time to keys with room. */
+function randomCounts(spec, r) {
+  const room = Object.entries(spec.max).filter(([, most]) => most > 0);
+  const cap = Math.min(spec.max_total, room.reduce((sum, [, most]) => sum + most, 0));
+  const total = spec.min_total + r.int(cap - spec.min_total + 1);
+  const counts = {};
+  for (let t = 0; t < total; t++) {
+    const i = r.int(room.length);
+    const [k, most] = room[i];
+    counts[k] = (counts[k] || 0) + 1;
+    if (most === 1) room.splice(i, 1);
+    else room[i] = [k, most - 1];
+  }
+  return counts;
+}
+
 /** One command of a `legal` choice: its fixed body with each free field drawn at random
- * (the kinds of docs/gateway.md: int, one_of, counts, subset, order). */
+ * (the kinds of docs/gateway.md: int, one_of, counts, multiset, subset, order). */
 function expand(choice, r) {
   const body = { ...(choice.body || {}) };
   for (const [name, spec] of Object.entries(choice.free || {})) {
@@ -214,16 +230,12 @@ function expand(choice, r) {
         const picked = spec.items.filter(() => r.int(2) === 1);
         if (picked.length >= spec.min && picked.length <= spec.max) { body[name] = picked; break; }
       }
+    } else if (spec.kind === "multiset") {
+      const cards = Object.entries(randomCounts(spec, r)).flatMap(([k, n]) => Array(n).fill(k));
+      for (let i = cards.length - 1; i > 0; i--) { const j = r.int(i + 1); [cards[i], cards[j]] = [cards[j], cards[i]]; }
+      body[name] = cards; // any order names the same cards
     } else if (spec.kind === "counts") {
-      for (;;) {
-        const counts = {};
-        let total = 0;
-        for (const [k, most] of Object.entries(spec.max)) {
-          const n = r.int(most + 1);
-          if (n > 0) { counts[k] = n; total += n; }
-        }
-        if (total >= spec.min_total && total <= spec.max_total) { body[name] = counts; break; }
-      }
+      body[name] = randomCounts(spec, r);
     } else fatal(`unknown free field kind ${spec.kind}`);
   }
   return { type: choice.type, body };
