@@ -177,17 +177,10 @@ def cmd_projector(args: argparse.Namespace) -> int:
 
 def cmd_gateway(args: argparse.Namespace) -> int:
     """The HTTP + WebSocket door for players (docs/gateway.md), served by uvicorn."""
-    import uvicorn
-
-    from services.gateway.app import create_app
+    from services.gateway.server import serve
 
     args.metrics_port = None
-    settings = settings_from(args)
-    app = create_app(settings)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False,
-                ws_max_size=max(settings.gateway_max_body * 4, 1 << 20), timeout_graceful_shutdown=10,
-                proxy_headers=bool(settings.gateway_trust_proxy), server_header=False,
-                ws_per_message_deflate=False)  # messages are a few hundred bytes: compressing them costs more
+    serve(settings_from(args), args.host, args.port)
     return 0
 
 

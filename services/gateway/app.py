@@ -8,6 +8,7 @@ declared for the OpenAPI document.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -99,15 +100,24 @@ def body_of(model: type[BaseModel]) -> dict[str, Any]:
                                                           "application/msgpack": {"schema": schema}}}}
 
 
-class State:
-    """What the routes share: settings, the store, the hubs, the gateway and the limiters."""
+def hub_block_ms(settings: Settings) -> int:
+    """How long a hub's XREAD blocks when nothing comes."""
+    return min(settings.block_ms * 5, 5000)
 
-    def __init__(self, settings: Settings, r: aioredis.Redis) -> None:
+
+class State:
+    """What the routes share: settings, the store, the hubs, the gateway, the limiters and the open sockets.
+    ``reader``: the client of the hubs' blocking reads (by default ``r``), whose socket timeout must be longer
+    than their block (:func:`hub_block_ms`)."""
+
+    def __init__(self, settings: Settings, r: aioredis.Redis, reader: aioredis.Redis | None = None) -> None:
         self.settings = settings
         self.redis = r
-        self.store = GatewayStore(r, settings)
-        self.hubs = Hubs(self.store, block_ms=min(settings.block_ms * 5, 5000))
+        self.store = GatewayStore(r, settings, reader)
+        self.hubs = Hubs(self.store, block_ms=hub_block_ms(settings))
         self.gateway = Gateway(self.store, self.hubs)
+        self.sessions: set[Any] = set()  # the open WebSocket sessions (services.gateway.ws.Session)
+        self.stopping = False
         burst_s = 4
         self.per_token = RateLimiter(settings.gateway_token_rps, int(settings.gateway_token_rps * burst_s))
         self.per_addr = RateLimiter(settings.gateway_addr_rps, int(settings.gateway_addr_rps * burst_s))
@@ -119,6 +129,21 @@ class State:
             if forwarded:
                 return str(forwarded.split(",")[0].strip())[:64]
         return str(client.host) if client else "unknown"
+
+    async def shutdown(self, wait_s: float = 1.0) -> None:
+        """The gateway is shutting down: every long-poll wakes and answers with what there is (a result or
+        202, a newer view or 204), every hub stops, every WebSocket is closed with 1001 (going away) after the
+        messages already queued for it. Waits up to ``wait_s`` for the sockets' sessions to end."""
+        if self.stopping:
+            return
+        self.stopping = True
+        self.hubs.stop()
+        for session in list(self.sessions):
+            session.going_away()
+        deadline = time.monotonic() + wait_s
+        while self.sessions and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        log.info("gateway stopping", sockets_left=len(self.sessions))
 
 
 def state_of(request: Request) -> State:
@@ -149,14 +174,21 @@ def create_app(settings: Settings, r: aioredis.Redis | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         client = r or connect_async(settings.redis_url)
-        app.state.airship = State(settings, client)
+        # the hubs' blocking reads wait their block time plus the reply's (redis-py's default 5 s is no longer
+        # than the block: every idle read would time out); with ``r`` given, its timeout must allow for them
+        reader = None if r is not None else connect_async(
+            settings.redis_url, socket_timeout_s=hub_block_ms(settings) / 1000 + settings.redis_timeout_s)
+        app.state.airship = State(settings, client, reader)
         log.info("gateway started", prefix=settings.key_prefix, partitions=settings.partitions)
         try:
             yield
         finally:
+            await app.state.airship.shutdown(wait_s=0)
             await app.state.airship.hubs.close()
             if r is None:
                 await client.aclose()
+            if reader is not None:
+                await reader.aclose()
 
     app = FastAPI(title="airship gateway", version="1", lifespan=lifespan,
                   description="The one door for players: lobby, commands, views and logs (docs/gateway.md).")

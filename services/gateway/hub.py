@@ -4,6 +4,9 @@ fanned out to the HTTP requests waiting for a result or a newer view and to the 
 A hub takes its stream positions before anyone registers with it, so whatever happens after a
 registration is seen: a command published after ``expect`` has its result delivered, a view written after
 ``listen`` is announced. A hub with nobody listening stops after ``idle_s``.
+
+When the gateway shuts down (:meth:`Hubs.stop`) every hub stops reading and wakes whoever waits on it: a
+command's waiter gets None (no result came), a listener the notice :data:`CLOSING`, and no wait starts any more.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from dataclasses import dataclass
 from schemas.codec import unpack
 from schemas.envelopes import CommandResult, ViewRecord
 from services.gateway.store import GatewayStore
-from services.logs import get_logger
+from services.logs import error_text, get_logger
+from services.pipeline.backoff import Backoff
 
 log = get_logger("gateway")
 
@@ -27,7 +31,13 @@ class Update:
     version: int
 
 
-Notice = Update | CommandResult
+@dataclass(frozen=True, slots=True)
+class Closing:
+    """The last notice a listener gets: the gateway is shutting down, no more will come."""
+
+
+CLOSING = Closing()
+Notice = Update | CommandResult | Closing
 
 
 class Listener:
@@ -50,15 +60,18 @@ class MatchHub:
         self.block_ms = block_ms
         self.idle_s = idle_s
         self.listeners: set[Listener] = set()
-        self.waiters: dict[str, list[asyncio.Future[CommandResult]]] = {}
+        self.waiters: dict[str, list[asyncio.Future[CommandResult | None]]] = {}
         self.versions: dict[str, int] = {}
         self._records: dict[str, ViewRecord] = {}
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self._positions = ("0-0", "0-0")
+        self.closed = False
 
     async def start(self) -> None:
-        if self._task is None:
+        if self.closed:
+            self._ready.set()
+        elif self._task is None:
             self._task = asyncio.create_task(self._run(), name=f"hub-{self.match_id}")
         await self._ready.wait()
 
@@ -78,6 +91,7 @@ class MatchHub:
             self._ready.set()
         loop = asyncio.get_running_loop()
         idle_since = loop.time()
+        backoff = Backoff(0.5, 5.0)
         while True:
             if self.busy():
                 idle_since = loop.time()
@@ -88,9 +102,11 @@ class MatchHub:
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # Redis restarting: the waiters time out and look in the record
-                log.warning("hub read failed", match_id=self.match_id, error=repr(e))
-                await asyncio.sleep(0.5)
+                pause_s = backoff.next_s()
+                log.warning("hub read failed", match_id=self.match_id, error=error_text(e), retry_in_s=pause_s)
+                await asyncio.sleep(pause_s)
                 continue
+            backoff.reset()
             self._dispatch(reply)
 
     def _dispatch(self, reply: list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]]) -> None:
@@ -123,13 +139,17 @@ class MatchHub:
             listener.put(update)
 
     # -- registering -------------------------------------------------------------------------------
-    def expect(self, command_id: str) -> asyncio.Future[CommandResult]:
-        """A future for the command's result; register before publishing the command."""
-        future: asyncio.Future[CommandResult] = asyncio.get_running_loop().create_future()
-        self.waiters.setdefault(command_id, []).append(future)
+    def expect(self, command_id: str) -> asyncio.Future[CommandResult | None]:
+        """A future for the command's result; register before publishing the command. Its result is None
+        when the hub closed first (the gateway is shutting down)."""
+        future: asyncio.Future[CommandResult | None] = asyncio.get_running_loop().create_future()
+        if self.closed:
+            future.set_result(None)
+        else:
+            self.waiters.setdefault(command_id, []).append(future)
         return future
 
-    def forget(self, command_id: str, future: asyncio.Future[CommandResult]) -> None:
+    def forget(self, command_id: str, future: asyncio.Future[CommandResult | None]) -> None:
         futures = self.waiters.get(command_id, [])
         if future in futures:
             futures.remove(future)
@@ -140,6 +160,8 @@ class MatchHub:
         """Register a listener now (no await between a hub's start and this keeps the hub alive)."""
         listener = Listener()
         self.listeners.add(listener)
+        if self.closed:
+            listener.put(CLOSING)
         return listener
 
     @contextlib.asynccontextmanager
@@ -161,9 +183,22 @@ class MatchHub:
             self.versions[key] = max(self.versions.get(key, 0), record.version)
         return self._records.get(key)
 
-    async def close(self) -> None:
+    def stop(self) -> None:
+        """Stop reading and wake everyone waiting: waiters get None, listeners :data:`CLOSING`."""
+        self.closed = True
         if self._task is not None:
             self._task.cancel()
+        for futures in self.waiters.values():
+            for future in futures:
+                if not future.done():
+                    future.set_result(None)
+        self.waiters.clear()
+        for listener in list(self.listeners):
+            listener.put(CLOSING)
+
+    async def close(self) -> None:
+        self.stop()
+        if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
 
@@ -175,18 +210,28 @@ class Hubs:
         self.store = store
         self.block_ms = block_ms
         self._hubs: dict[str, MatchHub] = {}
+        self.stopping = False
 
     async def get(self, match_id: str) -> MatchHub:
+        """The match's hub, started. Once stopping, a closed one: nothing waits on it."""
         hub = self._hubs.get(match_id)
         if hub is None or (hub._task is not None and hub._task.done()):
             hub = self._hubs[match_id] = MatchHub(self.store, match_id, self.block_ms)
+            hub.closed = self.stopping
         await hub.start()
         return hub
 
     def __len__(self) -> int:
         return sum(1 for h in self._hubs.values() if h.alive)
 
+    def stop(self) -> None:
+        """The gateway is shutting down: every hub stops and wakes its waiters, and so will any hub asked for later."""
+        self.stopping = True
+        for hub in self._hubs.values():
+            hub.stop()
+
     async def close(self) -> None:
+        self.stop()
         for hub in self._hubs.values():
             await hub.close()
         self._hubs.clear()

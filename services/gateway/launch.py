@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import IO
 
 import httpx
 
@@ -18,11 +19,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def spawn_gateway(settings: Settings, port: int, env: Mapping[str, str] | None = None,
-                  log_level: str = "warning") -> subprocess.Popen[bytes]:
-    """``airship gateway`` on 127.0.0.1:``port`` with the Redis URL, prefix and partitions of ``settings``."""
+                  log_level: str = "warning", stderr: IO[bytes] | None = None) -> subprocess.Popen[bytes]:
+    """``airship gateway`` on 127.0.0.1:``port`` with the Redis URL, prefix and partitions of ``settings``
+    (``stderr``: where its logs go; by default, this process's stderr)."""
     cmd = [sys.executable, "-m", "services.cli", "--log-level", log_level, "gateway", "--redis", settings.redis_url,
            "--prefix", settings.key_prefix, "--partitions", str(settings.partitions), "--port", str(port)]
-    return subprocess.Popen(cmd, env={**os.environ, **(env or {})}, cwd=ROOT)
+    return subprocess.Popen(cmd, env={**os.environ, **(env or {})}, cwd=ROOT, stderr=stderr)
 
 
 def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout_s: float = 60.0) -> None:

@@ -13,7 +13,7 @@ from schemas.envelopes import CommandEnvelope, CommandResult, EventEnvelope, Mat
 from schemas.gateway import LogAnswer, MatchSummary, SendCommand
 from services import metrics
 from services.archive.files import archive_path, read_archive
-from services.gateway.hub import Hubs, Update
+from services.gateway.hub import Closing, Hubs, Update
 from services.gateway.store import GatewayStore
 from services.gateway.wire import Refused
 from services.pipeline.auth import seat_authorized, token_seat
@@ -166,17 +166,21 @@ class Gateway:
         finally:
             hub.forget(command_id, future)
 
-    async def _await(self, seat: Seat, command_id: str, future: asyncio.Future[CommandResult],
+    async def _await(self, seat: Seat, command_id: str, future: asyncio.Future[CommandResult | None],
                      wait_s: float) -> CommandResult | None:
+        """The result within ``wait_s``, else (or when the gateway shuts down first) the recorded one, if any."""
         try:
-            return for_client(await asyncio.wait_for(asyncio.shield(future), min(wait_s, MAX_WAIT_S)), seat.seat)
+            result = await asyncio.wait_for(asyncio.shield(future), min(wait_s, MAX_WAIT_S))
         except TimeoutError:
-            found = await self.store.result(seat.match_id, command_id)  # e.g. the results stream was trimmed
-            return for_client(found, seat.seat) if found is not None else None
+            result = None
+        if result is None:
+            result = await self.store.result(seat.match_id, command_id)  # e.g. the results stream was trimmed
+        return for_client(result, seat.seat) if result is not None else None
 
     # -- views -----------------------------------------------------------------------------------
     async def view(self, match_id: str, key: str, after_version: int | None, wait_s: float) -> ViewRecord | None:
-        """The view record of ``key``; with ``after_version``, one newer than it, waiting up to ``wait_s``."""
+        """The view record of ``key``; with ``after_version``, one newer than it, waiting up to ``wait_s``
+        (None: none came; the wait ends early when the gateway shuts down)."""
         await self.meta(match_id)
         if after_version is None or wait_s <= 0:
             record = await self.store.view(match_id, key)
@@ -193,6 +197,9 @@ class Gateway:
                     notice = await asyncio.wait_for(listener.queue.get(), left)
                 except TimeoutError:
                     return None
+                if isinstance(notice, Closing):  # shutting down: answer with what there is now
+                    record = await self.store.view(match_id, key)
+                    return record if record is not None and record.version > after_version else None
                 if isinstance(notice, Update) and notice.key == key:
                     record = await hub.record(key)
             return record

@@ -29,14 +29,19 @@ from services.settings import Settings
 StreamEntries = list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]]
 
 
-def connect_async(url: str, max_connections: int = 2000) -> aioredis.Redis:
+def connect_async(url: str, max_connections: int = 2000, socket_timeout_s: float | None = None) -> aioredis.Redis:
+    """The gateway's client. ``socket_timeout_s``: the longest wait for a reply (None: redis-py's default, 5 s);
+    a client for blocking reads needs their block time plus a margin, or an idle read that ends normally
+    (nil at the end of its block) arrives after the client gave up on it: a TimeoutError and a lost connection."""
+    options: dict[str, Any] = {} if socket_timeout_s is None else {"socket_timeout": socket_timeout_s}
     return aioredis.Redis.from_url(url, decode_responses=False, socket_keepalive=True, health_check_interval=30,
-                                   max_connections=max_connections)
+                                   max_connections=max_connections, **options)
 
 
 class GatewayStore:
-    def __init__(self, r: aioredis.Redis, settings: Settings) -> None:
+    def __init__(self, r: aioredis.Redis, settings: Settings, reader: aioredis.Redis | None = None) -> None:
         self.r = r
+        self.reader = reader or r  # for the blocking reads: its socket timeout must exceed their block time
         self.keys: Keys = settings.keys
         self.settings = settings
         self._create = r.register_script(lua("create_match"))
@@ -128,8 +133,8 @@ class GatewayStore:
                                  block_ms: int) -> StreamEntries:
         """One blocking XREAD over the match's results and view announcements (one slot: one call)."""
         k = self.keys
-        reply = await self.r.xread({k.results(match_id): results_after, k.updates(match_id): updates_after},
-                                   block=block_ms)
+        reply = await self.reader.xread({k.results(match_id): results_after, k.updates(match_id): updates_after},
+                                        block=block_ms)
         return cast(StreamEntries, reply or [])
 
     # -- views and logs --------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The gateway's WebSocket (docs/gateway.md): subscribe to a seat's or the public view (and events),
 send commands, get the seat's own results. One writer task per socket keeps the messages in order; one
-forwarder task per subscription turns its match hub's notices into messages."""
+forwarder task per subscription turns its match hub's notices into messages. When the gateway shuts down,
+every socket is closed with 1001 (going away) once the messages queued for it are sent."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from schemas.gateway import (
     view_fields,
 )
 from services import metrics
-from services.gateway.hub import Update
+from services.gateway.hub import Closing, Update
 from services.gateway.limits import RateLimiter
 from services.gateway.service import Seat, for_client
 from services.gateway.wire import Refused, decode_bytes, validate
@@ -39,6 +40,8 @@ from services.logs import get_logger
 log = get_logger("gateway")
 KINDS: dict[str, type[BaseModel]] = {"subscribe": Subscribe, "command": WsCommand, "unsubscribe": Unsubscribe}
 _ids = itertools.count()
+GOING_AWAY = 1001
+SHUTTING_DOWN = "the gateway is shutting down; connect again"
 
 
 class Subscription:
@@ -66,13 +69,24 @@ class Session:
         await self.ws.accept()
         metrics.GATEWAY_SOCKETS.inc()
         writer = asyncio.create_task(self._write())
+        self.st.sessions.add(self)
         try:
             await self._read()
         except WebSocketDisconnect:
             pass
         finally:
+            self.st.sessions.discard(self)
             await self._close(writer)
             metrics.GATEWAY_SOCKETS.dec()
+
+    def going_away(self) -> None:
+        """The gateway is shutting down: stop the subscriptions, send what is queued, then close with 1001."""
+        for match_id in list(self.subs):
+            self._unsubscribe(match_id)
+        if self.outbox.full():  # a client that does not read gets no more of its backlog
+            self._spawn(self.ws.close(code=GOING_AWAY, reason=SHUTTING_DOWN))
+        else:
+            self.outbox.put_nowait(None)  # the writer's last message: close
 
     # -- in ----------------------------------------------------------------------------------------
     async def _read(self) -> None:
@@ -188,6 +202,8 @@ class Session:
                                 events_sent = await self._events(msg.match_id, game, seat, events_sent, record.version)
                             self.send(ViewMessage.model_construct(**view_fields(record)))
                             sent = record.version
+                    elif isinstance(notice, Closing):  # the gateway is shutting down: the socket closes
+                        return
                     elif isinstance(notice, CommandResult) and seat is not None and notice.seat in (seat, None):
                         if notice.command_id in sub.own:
                             sub.own.discard(notice.command_id)
@@ -222,7 +238,9 @@ class Session:
     async def _write(self) -> None:
         while True:
             message = await self.outbox.get()
-            if message is None:
+            if message is None:  # going away
+                with contextlib.suppress(Exception):  # the peer may be gone already
+                    await self.ws.close(code=GOING_AWAY, reason=SHUTTING_DOWN)
                 return
             try:
                 if self.binary:
@@ -262,5 +280,8 @@ def add_websocket(app: FastAPI) -> None:
         address = st.address(ws.headers, ws.client)
         if st.per_addr.retry_after_s(address) > 0:
             await ws.close(code=1008, reason="rate limited")
+            return
+        if st.stopping:
+            await ws.close(code=GOING_AWAY, reason=SHUTTING_DOWN)
             return
         await Session(ws, st).run()
