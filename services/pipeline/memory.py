@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from schemas.codec import pack, unpack
 from schemas.envelopes import CommandResult, EventEnvelope, MatchMeta, ViewRecord
 from services.keys import DEFAULT_PARTITIONS, PROJECTORS_GROUP, WORKERS_GROUP, partition_of
 from services.pipeline.memstream import MemStream
-from services.pipeline.ports import AppendOutcome, AppendStatus, Delivery, Pending
+from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, Delivery, Pending
 
 T = TypeVar("T")
 FEED_MAXLEN = 100_000
@@ -240,6 +240,24 @@ class MemoryStore(_Blocking):
             if finished:
                 match.meta = match.meta.model_copy(update={"status": "finished"})
             return AppendOutcome(AppendStatus.APPENDED, len(match.log), result)
+
+    def append_chains(self, chains: Mapping[str, Sequence[AppendItem]]) -> dict[str, list[AppendOutcome]]:
+        out: dict[str, list[AppendOutcome]] = {}
+        with self._cond:
+            for match_id, items in chains.items():
+                outcomes = out[match_id] = []
+                for item in items:
+                    match = self._get(match_id)
+                    if match is not None and not match.seen.get(item.result.command_id) and (
+                        len(match.log) != item.expected_version
+                    ):
+                        outcomes.append(AppendOutcome(AppendStatus.CONFLICT, len(match.log)))
+                        break
+                    outcome = self.append(match_id, item.expected_version, item.events, item.result, item.finished)
+                    outcomes.append(outcome)
+                    if outcome.status is not AppendStatus.APPENDED:
+                        break
+        return out
 
     def result(self, match_id: str, command_id: str) -> CommandResult | None:
         with self._cond:

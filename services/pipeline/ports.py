@@ -8,7 +8,7 @@ given (pending until acknowledged), and entries left pending by a dead consumer 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol
@@ -51,6 +51,16 @@ class AppendOutcome:
     status: AppendStatus
     version: int
     result: CommandResult | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AppendItem:
+    """One command's append in a chain (see :meth:`EventStore.append_chains`)."""
+
+    expected_version: int
+    events: Sequence[EventEnvelope]
+    result: CommandResult
+    finished: bool = False
 
 
 class CommandBus(Protocol):
@@ -134,6 +144,13 @@ class EventStore(Protocol):
         """Atomically: if ``result.command_id`` was seen, return DUPLICATE with the earlier result;
         if the log is not at ``expected_version``, CONFLICT; else add the events to the log and the feed,
         record the result (and mark the match finished). ``events`` may be empty (a rejection)."""
+        ...
+
+    def append_chains(self, chains: Mapping[str, Sequence[AppendItem]]) -> dict[str, list[AppendOutcome]]:
+        """For each match, its commands in order, atomically per match (one round trip in all on Redis).
+        Each as :meth:`append`, but the expected version is checked for every item (a rejection's too, as
+        it was decided on that version's state), and a match's chain stops at the first item that is not
+        APPENDED: the items after it are not tried and have no outcome in the answer."""
         ...
 
     def result(self, match_id: str, command_id: str) -> CommandResult | None: ...

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, cast
@@ -39,9 +39,10 @@ import redis
 from schemas.codec import pack, pack_obj, unpack, unpack_obj
 from schemas.envelopes import EVENT_SCHEMA_VERSION, CommandResult, EventEnvelope, MatchMeta, ViewRecord
 from schemas.upcast import load_event
+from services.faults import armed, fault_point
 from services.keys import PROJECTORS_GROUP, Keys
 from services.pipeline.client import Client
-from services.pipeline.ports import AppendOutcome, AppendStatus, Delivery, Pending
+from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, Delivery, Pending
 from services.pipeline.redis_streams import (
     FIELD,
     GroupStreams,
@@ -118,6 +119,22 @@ def _meta_from(reply: object) -> MatchMeta:
                      reveal_log=h.get(b"reveal_log", b"1") != b"0")
 
 
+def _unknown_match(match_id: str, error: Exception) -> Exception:
+    return KeyError(f"unknown match {match_id}") if "unknown match" in str(error) else error
+
+
+def _outcomes(replies: Any, items: Sequence[AppendItem]) -> list[AppendOutcome]:
+    """The chain script's replies, one per item tried."""
+    out = []
+    for reply, item in zip(replies, items, strict=False):
+        status, version = AppendStatus(text(reply[0])), int(reply[1])
+        if status is AppendStatus.DUPLICATE:
+            out.append(AppendOutcome(status, version, unpack(CommandResult, reply[2])))
+        else:
+            out.append(AppendOutcome(status, version, item.result if status is AppendStatus.APPENDED else None))
+    return out
+
+
 class RedisStore:
     """EventStore and ViewStore on Redis."""
 
@@ -192,25 +209,44 @@ class RedisStore:
 
     def append(self, match_id: str, expected_version: int, events: Sequence[EventEnvelope], result: CommandResult,
                finished: bool = False) -> AppendOutcome:
+        item = AppendItem(expected_version, events, result, finished)
+        keys, args = self._chain_call(match_id, [item], strict=False)
+        try:
+            replies = self._append(keys=keys, args=args)
+        except redis.ResponseError as e:
+            raise _unknown_match(match_id, e) from e
+        return _outcomes(replies, [item])[0]
+
+    def append_chains(self, chains: Mapping[str, Sequence[AppendItem]]) -> dict[str, list[AppendOutcome]]:
+        calls = [(match_id, items) for match_id, items in chains.items() if items]
+        replies: list[Any] = []
+        pipe = self._r.pipeline(transaction=False)
+        for i, (match_id, items) in enumerate(calls):
+            if i and i == len(calls) // 2 and armed("between_appends"):
+                # Test only: send the first half and die, as a worker killed while its pipeline was on the wire.
+                replies += pipe.execute(raise_on_error=False)
+                fault_point("between_appends")
+                pipe = self._r.pipeline(transaction=False)
+            keys, args = self._chain_call(match_id, items, strict=True)
+            self._append(keys=keys, args=args, client=pipe)
+        replies += pipe.execute(raise_on_error=False)
+        out: dict[str, list[AppendOutcome]] = {}
+        for (match_id, items), reply in zip(calls, replies, strict=True):
+            if isinstance(reply, redis.ResponseError):
+                raise _unknown_match(match_id, reply)
+            out[match_id] = _outcomes(reply, items)
+        return out
+
+    def _chain_call(self, match_id: str, items: Sequence[AppendItem], strict: bool) -> tuple[list[str], list[Any]]:
         k, s = self._keys, self._settings
         keys = [k.meta(match_id), k.log(match_id), k.seen(match_id), k.results(match_id),
                 k.feed(k.partition(match_id)), k.match_matches(match_id, "running"),
                 k.match_matches(match_id, "finished"), k.sent(match_id)]
-        args: list[str | int | bytes] = [result.command_id, expected_version, pack(result), int(finished),
-                                         s.feed_maxlen, s.results_maxlen, s.results_ttl_s,
-                                         *(pack(e) for e in events)]
-        try:
-            reply = self._append(keys=keys, args=args)
-        except redis.ResponseError as e:
-            if "unknown match" in str(e):
-                raise KeyError(f"unknown match {match_id}") from e
-            raise
-        status, version = AppendStatus(text(reply[0])), int(reply[1])
-        if status is AppendStatus.DUPLICATE:
-            return AppendOutcome(status, version, unpack(CommandResult, reply[2]))
-        if status is AppendStatus.CONFLICT:
-            return AppendOutcome(status, version)
-        return AppendOutcome(status, version, result)
+        args: list[Any] = [s.feed_maxlen, s.results_maxlen, s.results_ttl_s]
+        for item in items:
+            args += [item.result.command_id, item.expected_version, pack(item.result), int(item.finished),
+                     int(strict), len(item.events), *(pack(e) for e in item.events)]
+        return keys, args
 
     def result(self, match_id: str, command_id: str) -> CommandResult | None:
         data = self._r.hget(self._keys.seen(match_id), command_id)

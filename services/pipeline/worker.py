@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from schemas.codec import DecodeError, pack_obj, unpack, unpack_obj
 from schemas.envelopes import CommandEnvelope, CommandResult, MatchMeta
@@ -33,7 +34,8 @@ from services.games.errors import BadCommand, GameOver, NotYourTurn, Rejected, S
 from services.games.rng import derive_rng
 from services.logs import error_text, get_logger
 from services.pipeline.backoff import Backoff
-from services.pipeline.ports import AppendStatus, CommandBus, Delivery, EventStore
+from services.pipeline.batch import Chain
+from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, CommandBus, Delivery, EventStore
 from services.pipeline.states import StateCache, to_envelope
 from services.settings import WorkerSettings
 
@@ -108,6 +110,7 @@ class Worker:
         self._last_claim = 0.0
         self.stopping = threading.Event()
         self.heartbeat: Callable[[], None] | None = None
+        self._counters: dict[tuple[str, str], Any] = {}
 
     # -- the loop --------------------------------------------------------------------------------
     def run(self, should_stop: Callable[[], bool] | None = None) -> None:
@@ -146,11 +149,112 @@ class Worker:
         deliveries = self.bus.read(self.consumer, self.settings.batch_size, block)
         handled: list[Delivery] = []
         try:
-            for delivery in deliveries:
-                self.process(delivery, handled)
+            self.process_batch(deliveries, handled)
         finally:
             self.bus.ack_many(handled)
         return len(deliveries)
+
+    # -- a batch -----------------------------------------------------------------------------------
+    def process_batch(self, deliveries: Sequence[Delivery], handled: list[Delivery]) -> None:
+        """Handle a batch as a batch: decide every well-formed command in memory (a match's commands in
+        order, each on the state its predecessor left), append all of them in one round trip (one atomic
+        chain per match), then sort the outcomes. What the chains could not settle (a version conflict:
+        another worker moved the match; a duplicate cut a chain short) and every other delivery
+        (malformed, unknown match, seat refused, failing, redelivered too often) go through
+        :meth:`process` one at a time, on a freshly loaded state. Handled deliveries are added to
+        ``handled`` for the caller to acknowledge."""
+        chains: dict[str, Chain] = {}
+        singles: list[Delivery] = []
+        for delivery in deliveries:
+            fault_point("after_read")
+            admitted = self._admit(delivery)
+            if admitted is None:
+                singles.append(delivery)
+                continue
+            env, meta = admitted
+            chain = chains.get(env.match_id)
+            if chain is None:
+                chain = chains[env.match_id] = Chain.start(self.cache.get(env.match_id) or self.cache.load(meta))
+            if not self._decide_into(chain, delivery, env):
+                singles.append(delivery)
+        if chains:
+            fault_point("decided")
+            started = time.perf_counter()
+            outcomes = self.store.append_chains({m: c.items for m, c in chains.items()})
+            metrics.APPEND_SECONDS.observe(time.perf_counter() - started)
+            fault_point("after_append")
+            for match_id, chain in chains.items():
+                for delivery, item, outcome in chain.settle(outcomes.get(match_id, [])):
+                    handled.append(delivery)
+                    self._settled(chain.loaded.meta.game, item.result, outcome)
+                if chain.unsettled:
+                    metrics.CONFLICTS.inc(len(chain.unsettled))
+                    singles += chain.unsettled
+        for delivery in singles:
+            self.process(delivery, handled)
+
+    def _admit(self, delivery: Delivery) -> tuple[CommandEnvelope, MatchMeta] | None:
+        """The envelope and its match's metadata when the command can be decided in a batch; None sends it
+        through :meth:`process`, which sorts every other case."""
+        if delivery.problem is not None or delivery.deliveries > self.settings.max_deliveries:
+            return None
+        try:
+            env = unpack(CommandEnvelope, delivery.data)
+        except DecodeError:
+            return None
+        meta = self._meta(env.match_id)
+        if meta is None:
+            return None
+        try:
+            self._check_seat(meta, env)
+        except Rejected:
+            return None
+        if delivery.deliveries > 1:
+            metrics.REDELIVERIES.inc()
+        return env, meta
+
+    def _decide_into(self, chain: Chain, delivery: Delivery, env: CommandEnvelope) -> bool:
+        """Decide ``env`` on the chain's state and add its append; False when deciding failed unexpectedly
+        (it is then handled alone, after the batch, and logged there if it fails again)."""
+        game, meta, version = chain.loaded.game, chain.loaded.meta, chain.version
+        started = time.perf_counter()
+        try:
+            if game.outcome(chain.state) is not None:
+                raise GameOver("the match is over")
+            if env.expected_version is not None and env.expected_version != version:
+                raise StaleVersion(f"the match is at version {version}, not {env.expected_version}")
+            events = game.decide(chain.state, Command(env.seat, env.type, env.body),
+                                 derive_rng(meta.seed or 0, version))
+        except Rejected as err:
+            chain.add(delivery, AppendItem(version, (), _rejection(env, version, err)), chain.state, version)
+            return True
+        except Exception:
+            return False
+        finally:
+            metrics.DECIDE_SECONDS.labels(meta.game).observe(time.perf_counter() - started)
+        state = chain.state
+        for event in events:
+            state = game.evolve(state, event)
+        recorded = {"type": env.type, "body": env.body}
+        envelopes = [to_envelope(env.match_id, version + i + 1, e, env.command_id, env.seat,
+                                 recorded if i == 0 else None) for i, e in enumerate(events)]
+        result = CommandResult(command_id=env.command_id, match_id=env.match_id, seat=env.seat,
+                               status="accepted", version=version + len(events), events=len(events))
+        item = AppendItem(version, envelopes, result, game.outcome(state) is not None)
+        chain.add(delivery, item, state, version + len(events))
+        return True
+
+    def _settled(self, game: str, result: CommandResult, outcome: AppendOutcome) -> None:
+        status = "duplicate" if outcome.status is AppendStatus.DUPLICATE else result.status
+        counter = self._counters.get((game, status))
+        if counter is None:
+            counter = self._counters[(game, status)] = metrics.COMMANDS.labels(game, status)
+        counter.inc()
+        if status == "accepted":
+            log.debug("accepted", match_id=result.match_id, command_id=result.command_id, version=result.version)
+        elif status == "rejected":
+            log.info("rejected", match_id=result.match_id, command_id=result.command_id, seat=result.seat,
+                     version=result.version, code=result.code, reason=result.reason)
 
     def _claim_one_by_one(self) -> int:
         """Take over commands a dead worker left pending, one at a time: if one of them kills the process

@@ -152,8 +152,10 @@ def test_proposals_of_any_cards_and_tokens() -> None:
     assert not covered(legal, "propose_trade", {"to": 3, "get_cards": ["Oil"]})  # done trading
     assert not covered(legal, "propose_trade", {"to": 0, "get_cards": ["Oil"]})  # yourself
     assert not covered(legal, "propose_trade", {"to": 1, "give_tokens": {"money": 7}})
-    covered_and_accepted(s, 0, "propose_trade", to=1, give_tokens={"money": 2, "labor": 2}, give_cards=["Oil", "Mining"])
-    covered_and_accepted(s, 0, "propose_trade", to=1, get_tokens={"victory": 40, "money": 999}, get_cards=["Oil"] * 20)
+    covered_and_accepted(s, 0, "propose_trade", to=1, give_tokens={"money": 2, "labor": 2},
+                         give_cards=["Oil", "Mining"])
+    covered_and_accepted(s, 0, "propose_trade", to=1, get_tokens={"victory": 40, "money": 999},
+                         get_cards=["Oil"] * 20)
     assert not covered(legal, "propose_trade", {"to": 1, "get_tokens": {"money": 1000}})
     assert not accepts(s, 0, "propose_trade", {"to": 1, "get_tokens": {"money": 1000}})
     assert not covered(legal, "propose_trade", {"to": 1, "get_cards": ["Oil"] * 21})

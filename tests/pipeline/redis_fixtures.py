@@ -58,7 +58,8 @@ def spawn(settings: Settings, kind: str = "worker", fault: str | None = None, **
     full_env = {**os.environ, "AIRSHIP_GAME_MODULES": GAME_MODULES, "AIRSHIP_BLOCK_MS": str(settings.block_ms),
                 "AIRSHIP_CLAIM_IDLE_MS": str(settings.claim_idle_ms),
                 "AIRSHIP_CLAIM_EVERY_S": str(settings.claim_every_s),
-                "AIRSHIP_MAX_DELIVERIES": str(settings.max_deliveries), **env}
+                "AIRSHIP_MAX_DELIVERIES": str(settings.max_deliveries),
+                "AIRSHIP_WORKER_BATCH": str(settings.worker_batch_size), **env}
     full_env.pop("AIRSHIP_FAULT", None)
     if fault:
         full_env["AIRSHIP_FAULT"] = fault

@@ -1,5 +1,6 @@
-"""Crash tests with real worker processes: killed between read and append, between append and ack, at a
-random instant, or asked to stop with SIGTERM. Every command must end applied exactly once."""
+"""Crash tests with real worker processes: killed at every fault point of a batch (read, decided in memory,
+half of the appends sent, appended but not acknowledged), at a random instant, or asked to stop with
+SIGTERM. Every command must end applied exactly once."""
 
 from __future__ import annotations
 
@@ -63,14 +64,18 @@ def assert_applied_exactly_once(backend: RedisBackend, sent: dict[str, str]) -> 
     wait_until(drained, timeout_s=30)
 
 
-@pytest.mark.parametrize("fault", ["after_read:3", "after_append:3"])
+@pytest.mark.parametrize("fault", ["after_read:11", "decided:2", "between_appends:2", "after_append:2"])
 def test_a_worker_killed_mid_command_loses_and_repeats_nothing(settings: Settings, procs: Procs, fault: str) -> None:
     backend = RedisBackend(settings)
     sent = publish(backend, matches=3, per_match=10)
     doomed = spawn(settings, fault=fault)
     procs.append(doomed)
     assert doomed.wait(timeout=30) == EXIT_CODE
-    assert answered(backend, sent) < len(sent)
+    batch = settings.worker_batch_size
+    assert answered(backend, sent) == {"after_read:11": batch, "decided:2": batch,
+                                       "after_append:2": 2 * batch}.get(fault, answered(backend, sent))
+    if fault.startswith("between_appends"):  # the first batch, and part of the second
+        assert batch < answered(backend, sent) < 2 * batch
     procs.append(spawn(settings))
     wait_until(lambda: answered(backend, sent) == len(sent), timeout_s=30)
     assert_applied_exactly_once(backend, sent)
