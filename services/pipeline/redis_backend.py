@@ -147,6 +147,7 @@ class RedisStore:
         self._create = r.register_script(lua("create_match"))
         self._claim_seat = r.register_script(lua("claim_seat"))
         self._append = r.register_script(lua("append"))
+        self._append_keys_cache: dict[str, list[str]] = {}
         self._put_views = r.register_script(lua("put_views"))
 
     def _xread(self, key: str, after: str, block_ms: int) -> list[tuple[str, dict[bytes, bytes]]]:
@@ -237,11 +238,21 @@ class RedisStore:
             out[match_id] = _outcomes(reply, items)
         return out
 
-    def _chain_call(self, match_id: str, items: Sequence[AppendItem], strict: bool) -> tuple[list[str], list[Any]]:
-        k, s = self._keys, self._settings
-        keys = [k.meta(match_id), k.log(match_id), k.seen(match_id), k.results(match_id),
+    def _append_keys(self, match_id: str) -> list[str]:
+        keys = self._append_keys_cache.get(match_id)
+        if keys is None:
+            if len(self._append_keys_cache) >= 10_000:
+                self._append_keys_cache.clear()
+            k = self._keys
+            keys = self._append_keys_cache[match_id] = [
+                k.meta(match_id), k.log(match_id), k.seen(match_id), k.results(match_id),
                 k.feed(k.partition(match_id)), k.match_matches(match_id, "running"),
                 k.match_matches(match_id, "finished"), k.sent(match_id)]
+        return keys
+
+    def _chain_call(self, match_id: str, items: Sequence[AppendItem], strict: bool) -> tuple[list[str], list[Any]]:
+        s = self._settings
+        keys = self._append_keys(match_id)
         args: list[Any] = [s.feed_maxlen, s.results_maxlen, s.results_ttl_s]
         for item in items:
             args += [item.result.command_id, item.expected_version, pack(item.result), int(item.finished),

@@ -110,7 +110,8 @@ class Worker:
         self._last_claim = 0.0
         self.stopping = threading.Event()
         self.heartbeat: Callable[[], None] | None = None
-        self._counters: dict[tuple[str, str], Any] = {}
+        self._counters: dict[tuple[str, str], Any] = {}  # metric children by labels, looked up once
+        self._histograms: dict[str, Any] = {}
 
     # -- the loop --------------------------------------------------------------------------------
     def run(self, should_stop: Callable[[], bool] | None = None) -> None:
@@ -231,7 +232,7 @@ class Worker:
         except Exception:
             return False
         finally:
-            metrics.DECIDE_SECONDS.labels(meta.game).observe(time.perf_counter() - started)
+            self._decide_seconds(meta.game).observe(time.perf_counter() - started)
         state = chain.state
         for event in events:
             state = game.evolve(state, event)
@@ -243,6 +244,12 @@ class Worker:
         item = AppendItem(version, envelopes, result, game.outcome(state) is not None)
         chain.add(delivery, item, state, version + len(events))
         return True
+
+    def _decide_seconds(self, game: str) -> Any:
+        histogram = self._histograms.get(game)
+        if histogram is None:
+            histogram = self._histograms[game] = metrics.DECIDE_SECONDS.labels(game)
+        return histogram
 
     def _settled(self, game: str, result: CommandResult, outcome: AppendOutcome) -> None:
         status = "duplicate" if outcome.status is AppendStatus.DUPLICATE else result.status
