@@ -215,8 +215,9 @@ class Worker:
         return env, meta
 
     def _decide_into(self, chain: Chain, delivery: Delivery, env: CommandEnvelope) -> bool:
-        """Decide ``env`` on the chain's state and add its append; False when deciding failed unexpectedly
-        (it is then handled alone, after the batch, and logged there if it fails again)."""
+        """Decide ``env`` on the chain's state and add its append; False when anything failed unexpectedly
+        (it is then handled alone, after the batch, and logged there if it fails again; the rest of the
+        batch goes on)."""
         game, meta, version = chain.loaded.game, chain.loaded.meta, chain.version
         started = time.perf_counter()
         try:
@@ -226,22 +227,22 @@ class Worker:
                 raise StaleVersion(f"the match is at version {version}, not {env.expected_version}")
             events = game.decide(chain.state, Command(env.seat, env.type, env.body),
                                  derive_rng(meta.seed or 0, version))
+            self._decide_seconds(meta.game).observe(time.perf_counter() - started)
+            state = chain.state
+            for event in events:
+                state = game.evolve(state, event)
+            recorded = {"type": env.type, "body": env.body}
+            envelopes = [to_envelope(env.match_id, version + i + 1, e, env.command_id, env.seat,
+                                     recorded if i == 0 else None) for i, e in enumerate(events)]
+            result = CommandResult(command_id=env.command_id, match_id=env.match_id, seat=env.seat,
+                                   status="accepted", version=version + len(events), events=len(events))
+            item = AppendItem(version, envelopes, result, game.outcome(state) is not None)
         except Rejected as err:
+            self._decide_seconds(meta.game).observe(time.perf_counter() - started)
             chain.add(delivery, AppendItem(version, (), _rejection(env, version, err)), chain.state, version)
             return True
         except Exception:
             return False
-        finally:
-            self._decide_seconds(meta.game).observe(time.perf_counter() - started)
-        state = chain.state
-        for event in events:
-            state = game.evolve(state, event)
-        recorded = {"type": env.type, "body": env.body}
-        envelopes = [to_envelope(env.match_id, version + i + 1, e, env.command_id, env.seat,
-                                 recorded if i == 0 else None) for i, e in enumerate(events)]
-        result = CommandResult(command_id=env.command_id, match_id=env.match_id, seat=env.seat,
-                               status="accepted", version=version + len(events), events=len(events))
-        item = AppendItem(version, envelopes, result, game.outcome(state) is not None)
         chain.add(delivery, item, state, version + len(events))
         return True
 

@@ -102,6 +102,7 @@ class IrcPlayer:
         self.channels: set[str] = set()
         self._joined = threading.Condition()
         self._lock = threading.Lock()
+        self._backlog: list[Said] = []  # texts a wait_for(keep_others=True) passed over, read first next time
         self._reader = threading.Thread(target=self._read, daemon=True, name=f"irc-{self.nick}")
         self._reader.start()
         self.raw(f"NICK {self.nick}")
@@ -125,17 +126,29 @@ class IrcPlayer:
             self.raw("QUIT :done")
         self.sock.close()
 
-    def wait_for(self, pattern: str, timeout_s: float = 15.0, sender: str | None = None) -> re.Match[str]:
-        """The next received text matching ``pattern`` (consumes the inbox up to it)."""
+    def wait_for(self, pattern: str, timeout_s: float = 15.0, sender: str | None = None,
+                 keep_others: bool = False) -> re.Match[str]:
+        """The next received text matching ``pattern``. The texts before it are consumed, or with
+        ``keep_others`` kept for the next wait (the bridge's threads may send a private 'Legal now' before
+        the channel line a set-up step waits for)."""
         deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                said = self.inbox.get(timeout=max(deadline - time.monotonic(), 0.01))
-            except queue.Empty:
-                raise AssertionError(f"{self.nick} never heard /{pattern}/") from None
-            found = re.search(pattern, said.text)
-            if found and (sender is None or said.sender == sender):
-                return found
+        skipped: list[Said] = []
+        try:
+            while True:
+                if self._backlog:
+                    said = self._backlog.pop(0)
+                else:
+                    try:
+                        said = self.inbox.get(timeout=max(deadline - time.monotonic(), 0.01))
+                    except queue.Empty:
+                        raise AssertionError(f"{self.nick} never heard /{pattern}/") from None
+                found = re.search(pattern, said.text)
+                if found and (sender is None or said.sender == sender):
+                    return found
+                if keep_others:
+                    skipped.append(said)
+        finally:
+            self._backlog[:0] = skipped
 
     def texts(self, sender: str, private: bool | None = None) -> list[str]:
         return [s.text for s in self.received if s.sender == sender and

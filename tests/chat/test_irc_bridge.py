@@ -56,8 +56,8 @@ def seat_up(channel: str, game: str, nicks: list[str], port: int, extra: str = "
     match_id = players[0].wait_for(r"New match (\w+): ", sender=BRIDGE)[1]
     for seat, player in enumerate(players):
         player.say(channel, f"!join {seat}")
-        players[0].wait_for(rf"{player.nick} takes seat {seat} ", sender=BRIDGE)
-    players[0].wait_for("All seats taken", sender=BRIDGE)
+        players[0].wait_for(rf"{player.nick} takes seat {seat} ", sender=BRIDGE, keep_others=True)
+    players[0].wait_for("All seats taken", sender=BRIDGE, keep_others=True)
     return match_id, players
 
 
