@@ -47,6 +47,10 @@ class Keys:
         """Sorted set of the partition's match ids with that status (score: creation time in ms)."""
         return f"{self.tag(partition)}:matches:{status}"
 
+    def members(self) -> str:
+        """Hash consumer -> last heartbeat (server ms): the live workers, who split the partitions."""
+        return f"{self.prefix}:workers"
+
     def partition(self, match_id: str) -> int:
         return partition_of(match_id, self.partitions)
 

@@ -11,6 +11,7 @@ DECIDE_SECONDS = Histogram("airship_decide_seconds", "Time to load state and dec
                            buckets=LATENCY_BUCKETS)
 APPEND_SECONDS = Histogram("airship_append_seconds", "Time of the atomic append", buckets=LATENCY_BUCKETS)
 CONFLICTS = Counter("airship_version_conflicts_total", "Appends refused for a stale version")
+WORKER_PARTITIONS = Gauge("airship_worker_partitions", "Command partitions this worker reads (its share)")
 REDELIVERIES = Counter("airship_redeliveries_total", "Commands delivered more than once")
 DEAD_LETTERS = Counter("airship_dead_letters_total", "Commands sent to the dead-letter stream")
 WORKER_ERRORS = Counter("airship_worker_errors_total", "Unexpected failures while handling a command")

@@ -27,6 +27,9 @@ class Chain:
     after: list[tuple[Any, int]] = field(default_factory=list)
     unsettled: list[Delivery] = field(default_factory=list)
     """Deliveries the chain did not settle (conflict, or not tried after a duplicate or conflict)."""
+    command_ids: set[str] = field(default_factory=set)
+    conflicted: bool = False
+    """The store found the match at another version than the chain expected (another worker moved it)."""
 
     @classmethod
     def start(cls, loaded: Loaded) -> Chain:
@@ -35,6 +38,7 @@ class Chain:
     def add(self, delivery: Delivery, item: AppendItem, state: Any, version: int) -> None:
         """The command's append, and the state and version it leaves."""
         self.deliveries.append(delivery)
+        self.command_ids.add(item.result.command_id)
         self.items.append(item)
         self.after.append((state, version))
         self.state, self.version = state, version
@@ -47,6 +51,7 @@ class Chain:
         for i, delivery in enumerate(self.deliveries):
             outcome = outcomes[i] if i < len(outcomes) else None
             if outcome is None or outcome.status is AppendStatus.CONFLICT:
+                self.conflicted = self.conflicted or outcome is not None
                 self.unsettled.append(delivery)
                 continue
             settled.append((delivery, self.items[i], outcome))

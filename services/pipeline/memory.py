@@ -53,10 +53,12 @@ class _Partitioned(_Blocking):
     def add(self, match_id: str, data: bytes) -> str:
         return self.streams[partition_of(match_id, self.partitions)].add(data)
 
-    def read(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
+    def read(self, consumer: str, count: int, block_ms: int, only: Sequence[int] | None = None) -> list[Delivery]:
+        streams = self.streams if only is None else [self.streams[p] for p in only]
+
         def once() -> list[Delivery]:
             out: list[Delivery] = []
-            for stream in self.streams:
+            for stream in streams:
                 out.extend(stream.read_group(self.group, consumer, count - len(out)))
                 if len(out) >= count:
                     break
@@ -96,12 +98,19 @@ class MemoryBus:
         self._commands = _Partitioned(cond, partitions, "commands", WORKERS_GROUP)
         self.dead: list[tuple[bytes, str]] = []
         self._dead_by_partition: dict[int, list[tuple[bytes, str]]] = {}
+        self._beats: dict[str, int] = {}
 
     def publish(self, match_id: str, data: bytes) -> str:
         return self._commands.add(match_id, data)
 
-    def read(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
-        return self._commands.read(consumer, count, block_ms)
+    def read(self, consumer: str, count: int, block_ms: int, only: Sequence[int] | None = None) -> list[Delivery]:
+        return self._commands.read(consumer, count, block_ms, only)
+
+    def members(self, consumer: str, present: bool, expiry_ms: int) -> list[str]:
+        now_ms = int(time.monotonic() * 1000)
+        with self._cond:
+            self._beats[consumer] = now_ms if present else -expiry_ms - 1
+            return sorted(c for c, t in self._beats.items() if now_ms - t <= expiry_ms)
 
     def ack(self, delivery: Delivery) -> None:
         self._commands.ack(delivery)

@@ -72,8 +72,14 @@ class CommandBus(Protocol):
         """Add a packed command envelope to its match's partition stream; returns the entry id."""
         ...
 
-    def read(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
-        """New entries for this consumer from every partition (at most ``count`` in all)."""
+    def read(self, consumer: str, count: int, block_ms: int, only: Sequence[int] | None = None) -> list[Delivery]:
+        """New entries for this consumer from every partition, or from the partitions ``only`` (at most
+        ``count`` in all)."""
+        ...
+
+    def members(self, consumer: str, present: bool, expiry_ms: int) -> list[str]:
+        """Record this consumer's heartbeat (or withdraw it) and return the live consumers, sorted: those
+        with a heartbeat younger than ``expiry_ms`` (one clock for all)."""
         ...
 
     def ack(self, delivery: Delivery) -> None: ...

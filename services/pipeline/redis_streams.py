@@ -79,13 +79,16 @@ class GroupStreams:
                     out.append(delivery_of(text(name), entry_id, fields, deliveries))
         return out
 
-    def read(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
+    def read(self, consumer: str, count: int, block_ms: int, only: Sequence[int] | None = None) -> list[Delivery]:
+        """New entries (at most ``count``) from every partition, or from the partitions ``only``."""
+        names = self.names if only is None else [self.names[p] for p in only]
+        if not names:
+            return []
         try:
-            out = self._sweep(consumer, count)
+            out = self._sweep(consumer, count, names)
             if out or block_ms <= 0:
                 return out
-            woken = self._r.xreadgroup(self.group, consumer, dict.fromkeys(self.names, ">"), count=1,
-                                       block=block_ms)
+            woken = self._r.xreadgroup(self.group, consumer, dict.fromkeys(names, ">"), count=1, block=block_ms)
         except redis.ResponseError as e:
             if "NOGROUP" not in str(e):
                 raise
@@ -93,12 +96,13 @@ class GroupStreams:
             return []
         out = self._deliveries(woken)
         if 0 < len(out) < count:
-            out += self._sweep(consumer, count - len(out))
+            out += self._sweep(consumer, count - len(out), names)
         return out
 
-    def _sweep(self, consumer: str, count: int) -> list[Delivery]:
-        order = self.names[self._start:] + self.names[:self._start]
-        self._start = (self._start + 1) % len(self.names)
+    def _sweep(self, consumer: str, count: int, names: list[str]) -> list[Delivery]:
+        start = self._start % len(names)
+        order = names[start:] + names[:start]
+        self._start = (start + 1) % len(names)
         out: list[Delivery] = []
         while order and len(out) < count:
             remaining = count - len(out)
@@ -230,8 +234,20 @@ class RedisBus:
     def publish(self, match_id: str, data: bytes) -> str:
         return text(self._r.xadd(self._keys.commands(self._keys.partition(match_id)), {FIELD: data}))
 
-    def read(self, consumer: str, count: int, block_ms: int) -> list[Delivery]:
-        return self._streams.read(consumer, count, block_ms)
+    def read(self, consumer: str, count: int, block_ms: int, only: Sequence[int] | None = None) -> list[Delivery]:
+        return self._streams.read(consumer, count, block_ms, only)
+
+    def members(self, consumer: str, present: bool, expiry_ms: int) -> list[str]:
+        """Record (or, ``present`` False, withdraw) this consumer's heartbeat in ``<prefix>:workers`` and
+        return the consumers with a heartbeat younger than ``expiry_ms``, sorted. One clock for all: the
+        server's (TIME), so workers on hosts whose clocks disagree still see the same members."""
+        seconds, micros = self._r.time()
+        now_ms = int(seconds) * 1000 + int(micros) // 1000
+        pipe = self._r.pipeline(transaction=False)
+        pipe.hset(self._keys.members(), consumer, now_ms if present else 0)
+        pipe.hgetall(self._keys.members())
+        beats = cast(dict[bytes, bytes], pipe.execute()[1])
+        return sorted(text(c) for c, t in beats.items() if now_ms - int(t) <= expiry_ms)
 
     def ack(self, delivery: Delivery) -> None:
         self._streams.ack(delivery)

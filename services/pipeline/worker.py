@@ -110,24 +110,62 @@ class Worker:
         self._last_claim = 0.0
         self.stopping = threading.Event()
         self.heartbeat: Callable[[], None] | None = None
+        self.shared = False  # set by run(): read only this worker's share of the partitions
+        self._owned: list[int] | None = None
+        self._members_at = 0.0
         self._counters: dict[tuple[str, str], Any] = {}  # metric children by labels, looked up once
         self._histograms: dict[str, Any] = {}
 
     # -- the loop --------------------------------------------------------------------------------
     def run(self, should_stop: Callable[[], bool] | None = None) -> None:
-        """Serve until ``stop()`` (or SIGTERM via the CLI); the batch in hand is always finished."""
+        """Serve until ``stop()`` (or SIGTERM via the CLI); the batch in hand is always finished.
+
+        A serving worker reads only its share of the partitions (:meth:`_share`), so each match's commands
+        are decided by one worker, on a cached state nobody else moves."""
         log.info("worker started", consumer=self.consumer)
+        self.shared = True
         backoff = Backoff()
+        reachable = True
         while not self.stopping.is_set() and not (should_stop and should_stop()):
             try:
                 self.run_once()
             except Exception as e:  # the store or bus is unreachable (e.g. Redis restarting): wait, go on
+                reachable = False
                 metrics.WORKER_ERRORS.inc()
                 log.warning("worker loop failed; retrying", consumer=self.consumer, error=error_text(e))
                 self.stopping.wait(backoff.next_s())
             else:
+                reachable = True
                 backoff.reset()
+        if reachable:  # the others take its share at once (else when its heartbeat expires)
+            try:
+                self.bus.members(self.consumer, False, self._expiry_ms())
+            except Exception as e:
+                log.warning("could not withdraw from the workers", consumer=self.consumer, error=error_text(e))
         log.info("worker stopped", consumer=self.consumer)
+
+    def _expiry_ms(self) -> int:
+        """A worker whose heartbeat is older than this is gone (3 claim periods, at least 3 s)."""
+        return int(max(3.0, 3 * self.settings.claim_every_s) * 1000)
+
+    def _share(self) -> list[int] | None:
+        """The partitions this worker reads: all of them when it is not serving (``run_once`` called by
+        hand), else every n-th of them by its rank among the live workers, refreshed every second (or
+        claim period, if shorter). While the members change, two workers may read a partition for a moment
+        (safe: every append checks its version) or nobody may, until the next refresh."""
+        if not self.shared:
+            return None
+        now = time.monotonic()
+        if self._owned is None or now - self._members_at >= min(1.0, self.settings.claim_every_s):
+            self._members_at = now
+            live = self.bus.members(self.consumer, True, self._expiry_ms())
+            rank, count = (live.index(self.consumer), len(live)) if self.consumer in live else (0, 1)
+            owned = [p for p in range(self.bus.partitions) if p % count == rank]
+            if owned != self._owned:
+                log.info("partitions shared", consumer=self.consumer, workers=count, partitions=owned)
+                metrics.WORKER_PARTITIONS.set(len(owned))
+            self._owned = owned
+        return self._owned
 
     def stop(self) -> None:
         self.stopping.set()
@@ -147,7 +185,11 @@ class Worker:
             if claimed:
                 return claimed
         block = self.settings.block_ms if block_ms is None else block_ms
-        deliveries = self.bus.read(self.consumer, self.settings.batch_size, block)
+        share = self._share()
+        if share == []:  # more workers than partitions: stand by
+            self.stopping.wait(block / 1000)
+            return 0
+        deliveries = self.bus.read(self.consumer, self.settings.batch_size, block, share)
         handled: list[Delivery] = []
         try:
             self.process_batch(deliveries, handled)
@@ -176,7 +218,8 @@ class Worker:
             chain = chains.get(env.match_id)
             if chain is None:
                 chain = chains[env.match_id] = Chain.start(self.cache.get(env.match_id) or self.cache.load(meta))
-            if not self._decide_into(chain, delivery, env):
+            # A command sent twice in one batch: the second copy gets the first's result, alone, afterwards.
+            if env.command_id in chain.command_ids or not self._decide_into(chain, delivery, env):
                 singles.append(delivery)
         if chains:
             fault_point("decided")
@@ -188,9 +231,9 @@ class Worker:
                 for delivery, item, outcome in chain.settle(outcomes.get(match_id, [])):
                     handled.append(delivery)
                     self._settled(chain.loaded.meta.game, item.result, outcome)
-                if chain.unsettled:
-                    metrics.CONFLICTS.inc(len(chain.unsettled))
-                    singles += chain.unsettled
+                if chain.conflicted:
+                    metrics.CONFLICTS.inc()
+                singles += chain.unsettled
         for delivery in singles:
             self.process(delivery, handled)
 

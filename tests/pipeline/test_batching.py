@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections import Counter
 from typing import Any
 
@@ -103,6 +104,24 @@ def test_a_batch_gives_the_results_of_one_command_at_a_time(backend: Backend) ->
             "accepted", "rejected"}
 
 
+def test_a_chain_decided_on_a_stale_cache_conflicts_and_is_decided_again(backend: Backend) -> None:
+    match_id = running(backend, "stale", seed=4, seats=2)
+    stale = Worker(backend.bus, backend.store, "stale", WorkerSettings(batch_size=64))
+    fresh = Worker(backend.bus, backend.store, "fresh", WorkerSettings(batch_size=64))
+    game = get_game("nim")
+    first = min(game.to_act(_state(backend, match_id)))
+    stale.cache.load(backend.store.meta(match_id))  # type: ignore[arg-type]  # cached at the current version
+    fresh.handle(pack(envelope(match_id, (0, first, "take", 1))))  # the match moves on without it
+    conflicts = sample("airship_version_conflicts_total")
+    for spec in [(1, 1 - first, "take", 1), (2, first, "take", 1)]:  # legal only after command 0
+        backend.bus.publish(match_id, pack(envelope(match_id, spec)))
+    assert stale.run_once(block_ms=20) == 2
+    assert sample("airship_version_conflicts_total") == conflicts + 1
+    results = [backend.store.result(match_id, f"{match_id}-c{n}") for n in range(3)]
+    assert [outcome(r)[0] for r in results] == ["accepted"] * 3  # decided again on the fresh state
+    assert [e.version for e in backend.store.read_log(match_id)] == list(range(1, results[2].version + 1))  # type: ignore[union-attr]
+
+
 def test_a_chain_stops_at_the_first_command_not_appended(backend: Backend) -> None:
     match_id = running(backend, "chain", seed=1)
     v = backend.store.version(match_id)
@@ -137,10 +156,8 @@ def test_racing_batch_workers_apply_each_command_once(backend: Backend, workers:
             env = envelope(match_id, spec)
             sent[env.command_id] = env
             backend.bus.publish(match_id, pack(env))
-    conflicts = sample("airship_version_conflicts_total")
     drain([Worker(backend.bus, backend.store, f"w{i}", WorkerSettings(batch_size=8, claim_idle_ms=60_000))
            for i in range(workers)])
-    assert sample("airship_version_conflicts_total") > conflicts  # the race happened: chains were redone
     game = get_game("nim")
     for match_id in matches:
         log = backend.store.read_log(match_id)
@@ -190,3 +207,38 @@ def _state(backend: Backend, match_id: str) -> Any:
     for logged in backend.store.read_log(match_id):
         state = game.evolve(state, to_event(logged))
     return state
+
+
+def test_serving_workers_split_the_partitions_and_never_conflict(backend: Backend) -> None:
+    settings = WorkerSettings(batch_size=8, block_ms=20, claim_every_s=0.2, claim_idle_ms=60_000)
+    workers = [Worker(backend.bus, backend.store, f"split{i}", settings) for i in range(2)]
+    threads = [threading.Thread(target=w.run, daemon=True) for w in workers]
+    for t in threads:
+        t.start()
+    _wait(lambda: all(w._owned is not None and len(w._owned) < backend.bus.partitions for w in workers))
+    shares = [set(w._owned or ()) for w in workers]
+    assert shares[0].isdisjoint(shares[1]) and shares[0] | shares[1] == set(range(backend.bus.partitions))
+    matches = [running(backend, f"split-m{i}", seed=i) for i in range(8)]
+    conflicts = sample("airship_version_conflicts_total")
+    rng = random.Random(3)
+    specs = mixed_commands(rng, 40)
+    for spec in specs:
+        for match_id in matches:
+            backend.bus.publish(match_id, pack(envelope(match_id, spec)))
+    _wait(lambda: all(backend.store.result(m, f"{m}-c{n}") for m in matches for n, *_ in specs))
+    assert sample("airship_version_conflicts_total") == conflicts  # one worker per match: no conflict
+    workers[0].stop()
+    threads[0].join(5)
+    _wait(lambda: workers[1]._owned == list(range(backend.bus.partitions)))  # it took over the whole
+    late = running(backend, "split-late", seed=9)
+    backend.bus.publish(late, pack(envelope(late, (99, 0, "take", 1))))
+    _wait(lambda: backend.store.result(late, f"{late}-c99") is not None)
+    workers[1].stop()
+    threads[1].join(5)
+
+
+def _wait(condition: Any, timeout_s: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
