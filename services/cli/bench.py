@@ -10,14 +10,28 @@ from services.settings import Settings
 
 def add_bench(sub: SubParsers) -> None:
     bench = sub.add_parser("bench", help="benchmarks").add_subparsers(dest="target", required=True)
-    pipeline = bench.add_parser("pipeline", help="commands per second end to end with 1, 2, 4 workers")
+    pipeline = bench.add_parser("pipeline", help="drain rate with 1, 2, 4 workers (tally and every built-in "
+                                "game), open-loop latency at fixed rates, beside redis-benchmark XADD")
     redis_flags(pipeline)
-    pipeline.add_argument("--workers", default="1,2,4", help="worker counts to measure, comma-separated")
-    pipeline.add_argument("--matches", type=int, default=16, help="matches played concurrently")
-    pipeline.add_argument("--commands", type=int, default=2000, help="commands per worker count")
+    pipeline.add_argument("--workers", default="1,2,4", help="worker counts of the tally drains, comma-separated")
+    pipeline.add_argument("--commands", type=int, default=20_000, help="tally commands per drain")
+    pipeline.add_argument("--matches", type=int, default=32,
+                          help="tally matches of the drains and the open loop; at least as many per game")
+    pipeline.add_argument("--generators", type=int, default=2, help="load-generator processes")
+    pipeline.add_argument("--games", default=None,
+                          help="games drained with real commands, comma-separated (default: every built-in; "
+                               "'none': none)")
+    pipeline.add_argument("--game-commands", type=int, default=6000,
+                          help="at least this many commands per game (whole random matches)")
+    pipeline.add_argument("--rates", default="0.25,0.5,0.75",
+                          help="open-loop rates, comma-separated: up to 1 a fraction of the drain rate with "
+                               "--open-workers workers, above 1 commands/s ('' or 0: no open loop)")
+    pipeline.add_argument("--open-workers", type=int, default=1, help="worker processes of the open-loop runs")
+    pipeline.add_argument("--seconds", type=float, default=5.0, help="open-loop seconds per rate")
     pipeline.add_argument("--xadd-requests", type=int, default=100_000, help="redis-benchmark XADD requests")
     pipeline.add_argument("--json", action="store_true", help="one JSON object")
-    reducers = bench.add_parser("reducers", help="decide+evolve steps per second of each game (no Redis)")
+    reducers = bench.add_parser("reducers", help="decide+evolve and whole random-playout steps per second of "
+                                "each game (no Redis)")
     reducers.add_argument("--game", action="append", default=None, help="a game (repeatable); all if absent")
     reducers.add_argument("--matches", type=int, default=200)
     reducers.add_argument("--json", action="store_true", help="one JSON object per game")
@@ -75,8 +89,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
                                  args.workers, args.json, args.one_client_commands)
     from services.bench.pipeline import run_pipeline_bench
 
+    games = None if args.games is None else [g.strip() for g in args.games.split(",") if g.strip() not in ("", "none")]
+    rates = "" if args.rates.strip() in ("", "0") else args.rates
     return run_pipeline_bench(_reachable(settings_from(args)), [int(w) for w in args.workers.split(",") if w.strip()],
-                              args.matches, args.commands, args.xadd_requests, args.json)
+                              args.matches, args.commands, args.xadd_requests, args.json, generators=args.generators,
+                              games=games, game_commands=args.game_commands, rates=rates,
+                              open_workers=args.open_workers, seconds=args.seconds)
 
 
 BENCH = Subcommand("bench", add_bench, cmd_bench)
