@@ -115,10 +115,19 @@ class Choice(BaseModel):
     @property
     def count(self) -> int:
         """How many commands this choice stands for."""
-        memo = self._memo
+        if not self.free:
+            return 1
+        memo = self._memos()
         if "count" not in memo:
             memo["count"] = math.prod(_count(spec) for spec in self.free.values())
         return int(memo["count"])
+
+    def _memos(self) -> dict[Any, Any]:
+        """The memo dict, read straight from pydantic's private storage (``self._memo`` goes through
+        ``BaseModel.__getattr__``, several times slower on this hot path)."""
+        private = self.__pydantic_private__
+        assert private is not None
+        return private["_memo"]  # type: ignore[no-any-return]
 
     def bodies(self, limit: int | None = None) -> Iterator[Body]:
         """Every body this choice stands for (the first ``limit`` of them)."""
@@ -130,7 +139,9 @@ class Choice(BaseModel):
     def spread(self, limit: int) -> list[Body]:
         """Every body when there are at most ``limit``, else ``limit`` spread over the range (each free
         field's extremes and a few values between). Worked out once per limit: do not change them."""
-        memo, key = self._memo, ("spread", limit)
+        if not self.free:
+            return [dict(self.body)]
+        memo, key = self._memos(), ("spread", limit)
         if key not in memo:
             memo[key] = list(self.bodies()) if self.count <= limit else _spread(self, limit)
         return list(memo[key])
@@ -176,7 +187,7 @@ def concrete(choices: Iterable[Choice], per_type: int = 48) -> list[tuple[str, B
     out: list[tuple[str, Body]] = []
     for kind, group in by_type.items():
         if sum(c.count for c in group) <= per_type:
-            out.extend((kind, b) for c in group for b in c.bodies())
+            out.extend((kind, dict(b)) for c in group for b in c.spread(per_type))
             continue
         share = max(1, per_type // len(group))
         for c in group:
