@@ -120,7 +120,8 @@ def server(tmp_path: Path) -> Iterator[RedisServer]:
 
 def dump(admin: redis.Redis) -> dict[str, Any]:
     """Every key with its type and whole value; streams with their entries and consumer groups (name,
-    last delivered id, pending count; not the consumers' idle times, which the waiting processes renew)."""
+    last delivered id, pending count; not the consumers' idle times, which the waiting processes renew);
+    the workers' heartbeat hash by its members only."""
     out: dict[str, Any] = {}
     for key in sorted(admin.scan_iter(count=1000)):
         named = admin.type(key)
@@ -128,6 +129,8 @@ def dump(admin: redis.Redis) -> dict[str, Any]:
         value: Any
         if kind == "string":
             value = admin.get(key)
+        elif kind == "hash" and key.endswith(b":workers"):  # worker heartbeats: who, not when (renewed every second)
+            value = sorted(admin.hkeys(key))
         elif kind == "hash":
             value = admin.hgetall(key)
         elif kind == "zset":
