@@ -22,10 +22,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
-from schemas.codec import DecodeError, pack_obj, unpack, unpack_obj
+from schemas.codec import DecodeError, unpack
 from schemas.envelopes import CommandEnvelope, CommandResult, MatchMeta
 from services import metrics
 from services.faults import fault_point
@@ -35,66 +34,17 @@ from services.games.rng import derive_rng
 from services.logs import error_text, get_logger
 from services.pipeline.backoff import Backoff
 from services.pipeline.batch import Chain
+from services.pipeline.failures import Retry, Unanswerable, bounded, rejection, salvage_ids, without_credential
 from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, CommandBus, Delivery, EventStore
 from services.pipeline.states import StateCache, to_envelope
 from services.settings import WorkerSettings
 
-# Defined elsewhere, importable from here: WorkerSettings (services.settings).
+# Defined elsewhere, importable from here: WorkerSettings (services.settings), the failure helpers
+# (services.pipeline.failures).
 __all__ = ["Retry", "Unanswerable", "Worker", "WorkerSettings", "bounded",
            "salvage_ids", "without_credential"]
 
 log = get_logger("worker")
-REDACTED = "[redacted]"
-
-
-class Retry(Exception):
-    """The command could not be completed now (e.g. repeated conflicts); leave it pending."""
-
-
-class Unanswerable(Exception):
-    """Nobody can be answered (unknown match, unreadable envelope): record it as a dead letter."""
-
-
-MAX_REASON = 200  # a reason never echoes more than this of anything (a 10 MB key must not become a reason)
-
-
-def bounded(reason: str) -> str:
-    return reason if len(reason) <= MAX_REASON else reason[: MAX_REASON - 1] + "…"
-
-
-def _rejection(env: CommandEnvelope, version: int, err: Rejected) -> CommandResult:
-    return CommandResult(command_id=env.command_id, match_id=env.match_id, seat=env.seat, status="rejected",
-                         version=version, code=err.code, reason=bounded(err.reason))
-
-
-def without_credential(delivery: Delivery) -> Delivery:
-    """The delivery as the dead-letter stream keeps it: a readable envelope's seat credential replaced
-    (operators and the read-only user read dead letters; a credential would let them act for the seat)."""
-    try:
-        obj = unpack_obj(delivery.data)
-    except DecodeError:
-        return delivery
-    if not isinstance(obj, dict) or obj.get("credential") is None:
-        return delivery
-    return replace(delivery, data=pack_obj({**obj, "credential": REDACTED}))
-
-
-def salvage_ids(data: bytes) -> tuple[str, str] | None:
-    """(match_id, command_id) from a malformed envelope, when both are readable and well-formed."""
-    try:
-        obj = unpack_obj(data)
-    except DecodeError:
-        return None
-    if not isinstance(obj, dict):
-        return None
-    match_id, command_id = obj.get("match_id"), obj.get("command_id")
-    if not (isinstance(match_id, str) and isinstance(command_id, str)):
-        return None
-    try:
-        CommandEnvelope(command_id=command_id, match_id=match_id, seat=0, type="x")
-    except ValueError:
-        return None
-    return match_id, command_id
 
 
 class Worker:
@@ -282,7 +232,7 @@ class Worker:
             item = AppendItem(version, envelopes, result, game.outcome(state) is not None)
         except Rejected as err:
             self._decide_seconds(meta.game).observe(time.perf_counter() - started)
-            chain.add(delivery, AppendItem(version, (), _rejection(env, version, err)), chain.state, version)
+            chain.add(delivery, AppendItem(version, (), rejection(env, version, err)), chain.state, version)
             return True
         except Exception:
             return False
@@ -401,7 +351,7 @@ class Worker:
         try:
             self._check_seat(meta, env)
         except Rejected as err:
-            return self._record(env, meta, _rejection(env, self.store.version(env.match_id), err))
+            return self._record(env, meta, rejection(env, self.store.version(env.match_id), err))
         # No look-up of an earlier result here: the append refuses a seen command id and returns its result.
         for _ in range(self.settings.conflict_retries):
             started = time.perf_counter()
@@ -416,7 +366,7 @@ class Worker:
                 events = loaded.game.decide(loaded.state, command, derive_rng(meta.seed or 0, version))
             except Rejected as err:
                 metrics.DECIDE_SECONDS.labels(game_name).observe(time.perf_counter() - started)
-                return self._record(env, meta, _rejection(env, version, err))
+                return self._record(env, meta, rejection(env, version, err))
             metrics.DECIDE_SECONDS.labels(game_name).observe(time.perf_counter() - started)
             state = loaded.state
             for event in events:
