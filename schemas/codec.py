@@ -8,6 +8,8 @@ from typing import Any, TypeVar
 import msgpack
 from pydantic import BaseModel, ValidationError
 
+from schemas.envelopes import CommandResult
+
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -39,6 +41,39 @@ def unpack(model: type[M], data: bytes) -> M:
     except ValidationError as e:
         # never the input: it may hold a seat credential, and the message reaches results and logs
         raise DecodeError(f"invalid {model.__name__}: {e.errors(include_url=False, include_input=False)[:3]}") from e
+
+
+_STATUS = {"accepted": 0, "rejected": 1}
+_STATUS_OF = {0: "accepted", 1: "rejected"}
+
+
+def pack_result(result: CommandResult) -> bytes:
+    """A command result as stored (``seen`` hash, ``results`` stream): a msgpack array
+    ``[command_id, status (0 accepted, 1 rejected), version, events, seat, code, reason]`` with the trailing
+    empty fields left out and without the match id, which every reader knows from the key. Less than half
+    the bytes of the model's map."""
+    fields: list[Any] = [result.command_id, _STATUS[result.status], result.version, result.events, result.seat,
+                         result.code, result.reason]
+    while fields[-1] is None:
+        fields.pop()
+    return msgpack.packb(fields, use_bin_type=True)  # type: ignore[no-any-return]
+
+
+def unpack_result(data: bytes, match_id: str) -> CommandResult:
+    """A stored result of match ``match_id``: the compact array of :func:`pack_result`, or the map results
+    were stored as before it."""
+    obj = unpack_obj(data)
+    if isinstance(obj, dict):
+        return unpack(CommandResult, data)
+    if not isinstance(obj, list) or not 4 <= len(obj) <= 7 or obj[1] not in _STATUS_OF:
+        raise DecodeError("not a stored command result")
+    command_id, status, version, events, *rest = obj
+    seat, code, reason = (*rest, None, None, None)[:3]
+    try:
+        return CommandResult(command_id=command_id, match_id=match_id, status=_STATUS_OF[status], version=version,
+                             events=events, seat=seat, code=code, reason=reason)
+    except ValidationError as e:
+        raise DecodeError(f"invalid stored result: {e.errors(include_url=False, include_input=False)[:3]}") from e
 
 
 def to_json_line(model: BaseModel) -> str:

@@ -38,8 +38,8 @@ from urllib.parse import urlparse
 
 import hiredis
 
-from schemas.codec import pack, unpack
-from schemas.envelopes import CommandEnvelope, CommandResult
+from schemas.codec import pack, unpack_result
+from schemas.envelopes import CommandEnvelope
 from services.bench import register_tally
 from services.bench.histogram import Histogram
 from services.games import get_game
@@ -347,7 +347,7 @@ def _phase(url: str, match_ids: list[str], streams: list[str], positions: dict[s
                         fields = dict(zip(flat[::2], flat[1::2], strict=True)) if flat else {}
                         if RESULT_FIELD not in fields:
                             continue
-                        result = unpack(CommandResult, fields[RESULT_FIELD])
+                        result = unpack_result(fields[RESULT_FIELD], _match_of(key))
                         if not result.command_id.startswith(prefix):
                             continue
                         out.histogram.record((arrival - due(int(result.command_id[len(prefix):]))) * 1e6)
@@ -361,3 +361,8 @@ def _phase(url: str, match_ids: list[str], streams: list[str], positions: dict[s
     if received < total:
         out.errors.append(f"{total - received} of {total} results missing after the phase's timeout")
     return out
+
+
+def _match_of(results_key: bytes) -> str:
+    """The match id in a results stream's key (``<prefix>:{p}:match:<id>:results``)."""
+    return results_key.decode().rsplit(":", 2)[-2]

@@ -23,6 +23,9 @@ from services.pipeline.redis_backend import RedisBackend, delete_prefix
 from services.pipeline.redis_local import LocalServices
 from services.settings import Settings
 
+SHARED = ("feed", "commands", "workers")
+"""Keys not per match: partition streams trimmed by length, the workers' heartbeats."""
+
 
 @dataclass
 class MemoryBench:
@@ -33,7 +36,7 @@ class MemoryBench:
     @property
     def per_match_bytes(self) -> int:
         """Everything a finished match keeps (log, meta, seen, results, views, announcements)."""
-        return sum(v for k, v in self.bytes_by_kind.items() if k not in ("feed", "commands"))
+        return sum(v for k, v in self.bytes_by_kind.items() if k not in SHARED)
 
     def as_dict(self) -> dict[str, object]:
         n = max(self.matches, 1)

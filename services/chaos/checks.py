@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from schemas.codec import unpack
+from schemas.codec import unpack_result
 from schemas.envelopes import CommandResult, EventEnvelope
 from services.games import get_game
 from services.games.base import replay
@@ -80,8 +80,8 @@ def _recorded_results(backend: RedisBackend, sent: dict[str, str]) -> dict[str, 
     ids = list(sent.items())
     for command_id, match_id in ids:
         pipe.hget(backend.settings.keys.seen(match_id), command_id)
-    return {cid: unpack(CommandResult, raw) if raw is not None else None
-            for (cid, _), raw in zip(ids, pipe.execute(), strict=True)}
+    return {cid: unpack_result(raw, match_id) if raw is not None else None
+            for (cid, match_id), raw in zip(ids, pipe.execute(), strict=True)}
 
 
 def _applied_twice(log: list[EventEnvelope], results: dict[str, CommandResult | None]) -> int:

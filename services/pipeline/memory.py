@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
-from schemas.codec import pack, unpack
+from schemas.codec import pack, pack_result, unpack_result
 from schemas.envelopes import CommandResult, EventEnvelope, MatchMeta, ViewRecord
 from services.keys import DEFAULT_PARTITIONS, PROJECTORS_GROUP, WORKERS_GROUP, partition_of
 from services.pipeline.memstream import MemStream
@@ -245,7 +245,7 @@ class MemoryStore(_Blocking):
                 return AppendOutcome(AppendStatus.CONFLICT, len(match.log))
             self._add_events(match_id, events)
             match.seen[result.command_id] = result
-            match.results.add(pack(result))
+            match.results.add(pack_result(result))
             if finished:
                 match.meta = match.meta.model_copy(update={"status": "finished"})
             return AppendOutcome(AppendStatus.APPENDED, len(match.log), result)
@@ -280,7 +280,7 @@ class MemoryStore(_Blocking):
         start = int(after.split("-")[0])
 
         def once() -> list[tuple[str, CommandResult]]:
-            return [(f"{seq}-0", unpack(CommandResult, data)) for seq, data in match.results.range(start)]
+            return [(f"{seq}-0", unpack_result(data, match_id)) for seq, data in match.results.range(start)]
 
         return self.wait_read(once, block_ms)
 

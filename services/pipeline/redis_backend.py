@@ -9,7 +9,8 @@ Layout (every key under ``<prefix>:{p}``, see :mod:`services.keys`):
 - ``match:<id>:sent`` hash: command ids the gateway published (to tell "pending" from "never sent").
 - ``match:<id>:log`` stream, entry id ``<version>-0``, field ``e`` = packed EventEnvelope; never trimmed.
 - ``feed`` stream: every event of the partition (field ``e``), trimmed to ~``feed_maxlen``.
-- ``match:<id>:seen`` hash command id -> packed CommandResult (the at-most-once record; kept with the log);
+- ``match:<id>:seen`` hash command id -> the result (``schemas.codec.pack_result``: a compact array without
+  the match id; results stored before as a map are still read) — the at-most-once record, kept with the log;
   ``match:<id>:results`` stream of the same results for waiting clients, trimmed, expiring after the end.
 - ``match:<id>:view:<key>`` hash {v: version, d: packed ViewRecord}; ``match:<id>:updates`` stream (k, v).
 - ``matches:<status>`` sorted sets of match ids by creation time, for listing.
@@ -36,7 +37,7 @@ from typing import Any, cast
 
 import redis
 
-from schemas.codec import pack, pack_obj, unpack, unpack_obj
+from schemas.codec import pack, pack_obj, pack_result, unpack, unpack_obj, unpack_result
 from schemas.envelopes import EVENT_SCHEMA_VERSION, CommandResult, EventEnvelope, MatchMeta, ViewRecord
 from schemas.upcast import load_event
 from services.faults import armed, fault_point
@@ -123,13 +124,13 @@ def _unknown_match(match_id: str, error: Exception) -> Exception:
     return KeyError(f"unknown match {match_id}") if "unknown match" in str(error) else error
 
 
-def _outcomes(replies: Any, items: Sequence[AppendItem]) -> list[AppendOutcome]:
+def _outcomes(replies: Any, items: Sequence[AppendItem], match_id: str) -> list[AppendOutcome]:
     """The chain script's replies, one per item tried."""
     out = []
     for reply, item in zip(replies, items, strict=False):
         status, version = AppendStatus(text(reply[0])), int(reply[1])
         if status is AppendStatus.DUPLICATE:
-            out.append(AppendOutcome(status, version, unpack(CommandResult, reply[2])))
+            out.append(AppendOutcome(status, version, unpack_result(reply[2], match_id)))
         else:
             out.append(AppendOutcome(status, version, item.result if status is AppendStatus.APPENDED else None))
     return out
@@ -216,7 +217,7 @@ class RedisStore:
             replies = self._append(keys=keys, args=args)
         except redis.ResponseError as e:
             raise _unknown_match(match_id, e) from e
-        return _outcomes(replies, [item])[0]
+        return _outcomes(replies, [item], match_id)[0]
 
     def append_chains(self, chains: Mapping[str, Sequence[AppendItem]]) -> dict[str, list[AppendOutcome]]:
         calls = [(match_id, items) for match_id, items in chains.items() if items]
@@ -235,7 +236,7 @@ class RedisStore:
         for (match_id, items), reply in zip(calls, replies, strict=True):
             if isinstance(reply, redis.ResponseError):
                 raise _unknown_match(match_id, reply)
-            out[match_id] = _outcomes(reply, items)
+            out[match_id] = _outcomes(reply, items, match_id)
         return out
 
     def _append_keys(self, match_id: str) -> list[str]:
@@ -255,17 +256,17 @@ class RedisStore:
         keys = self._append_keys(match_id)
         args: list[Any] = [s.feed_maxlen, s.results_maxlen, s.results_ttl_s]
         for item in items:
-            args += [item.result.command_id, item.expected_version, pack(item.result), int(item.finished),
+            args += [item.result.command_id, item.expected_version, pack_result(item.result), int(item.finished),
                      int(strict), len(item.events), *(pack(e) for e in item.events)]
         return keys, args
 
     def result(self, match_id: str, command_id: str) -> CommandResult | None:
         data = self._r.hget(self._keys.seen(match_id), command_id)
-        return unpack(CommandResult, cast(bytes, data)) if data is not None else None
+        return unpack_result(cast(bytes, data), match_id) if data is not None else None
 
     def read_results(self, match_id: str, after: str, block_ms: int) -> list[tuple[str, CommandResult]]:
         entries = self._xread(self._keys.results(match_id), after, block_ms)
-        return [(i, unpack(CommandResult, fields[b"r"])) for i, fields in entries]
+        return [(i, unpack_result(fields[b"r"], match_id)) for i, fields in entries]
 
     def results_end(self, match_id: str) -> str:
         return self._end(self._keys.results(match_id))

@@ -22,8 +22,8 @@ import httpx
 import pytest
 import redis
 
-from schemas.codec import unpack, unpack_obj
-from schemas.envelopes import CommandEnvelope, CommandResult
+from schemas.codec import unpack_obj, unpack_result
+from schemas.envelopes import CommandEnvelope
 from services.pipeline.redis_streams import FIELD
 from tests.gateway.attack_kit import (
     Match,
@@ -203,7 +203,7 @@ def test_idempotency_keys_are_scoped_per_seat(stack: GatewayStack, r: redis.Redi
                                                                       before.sent)
     seen = r.hgetall(keys.seen(match.id))
     assert {b"0.same", b"1.same", b"2.same"} <= set(seen)
-    assert {unpack(CommandResult, seen[f"{s}.same".encode()]).seat for s in range(3)} == {0, 1, 2}
+    assert {unpack_result(seen[f"{s}.same".encode()], match.id).seat for s in range(3)} == {0, 1, 2}
     # a key used first by seat 0 (not to act) does not pre-empt seat 2 (to act)
     pre = post_command(http, match, 0, take("pre")).json()
     assert (pre["status"], pre["code"]) == ("rejected", "not_your_turn"), pre
@@ -458,7 +458,7 @@ def test_rejection_reasons_are_bounded_and_go_only_to_the_sender(stack: GatewayS
         for k, result in results.items():
             assert result["status"] == "rejected" and result["seat"] == actor, result
             assert result["reason"] and len(result["reason"]) <= MAX_REASON, (k, len(result["reason"]))
-            stored_result = unpack(CommandResult, r.hget(keys.seen(match.id), f"{actor}.{k}") or b"")
+            stored_result = unpack_result(r.hget(keys.seen(match.id), f"{actor}.{k}") or b"", match.id)
             assert stored_result.reason is not None and len(stored_result.reason) <= MAX_REASON
         assert "'traitor'" in results["long-value"]["reason"]  # the reason names the field (never echoes the value)
         # a legal move of the actor, and a rejected command of the onlooker's own

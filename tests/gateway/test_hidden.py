@@ -26,8 +26,7 @@ import httpx
 import pytest
 import redis
 
-from schemas.codec import unpack
-from schemas.envelopes import CommandResult
+from schemas.codec import unpack_result
 from schemas.legal import Choice
 from tests.gateway.attack_kit import Match, Socket, assert_problem, auth, client, create_match, wait_until
 from tests.gateway.hidden_truth import Truth, leaves, normal
@@ -187,8 +186,8 @@ def check_a(seen: Seen, truth: Truth, match: Match) -> None:
         assert events == (truth.full() if log["perspective"] == "full" else mine)[start - 1:start - 1 + len(events)]
     for result in seen.results:
         assert result["seat"] == A, result
-        stored = unpack(CommandResult, truth.r.hget(truth.keys.seen(match.id), f"{A}.{result['command_id']}")
-                        or b"")
+        stored = unpack_result(truth.r.hget(truth.keys.seen(match.id), f"{A}.{result['command_id']}")
+                               or b"", match.id)
         assert result == normal({**stored.model_dump(mode="json"), "command_id": result["command_id"]})
         assert len(result["reason"] or "") <= 200
     summary, listing = seen.other[0], seen.other[1]

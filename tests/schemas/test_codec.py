@@ -41,3 +41,23 @@ def test_garbage_is_a_decode_error(data: bytes) -> None:
 def test_any_bytes_decode_or_fail_cleanly(data: bytes) -> None:
     with contextlib.suppress(DecodeError):
         unpack(CommandEnvelope, data)
+
+
+def test_stored_results_are_compact_and_read_back_whole() -> None:
+    from schemas.codec import DecodeError, pack, pack_result, unpack_result
+    from schemas.envelopes import CommandResult
+
+    results = [
+        CommandResult(command_id="c" * 32, match_id="m" * 16, seat=2, status="accepted", version=120, events=3),
+        CommandResult(command_id="0.k", match_id="m1", status="rejected", version=0, code="bad_envelope",
+                      reason="malformed command envelope"),
+        CommandResult(command_id="x", match_id="m1", seat=0, status="rejected", version=7, code="illegal"),
+    ]
+    for result in results:
+        packed = pack_result(result)
+        assert unpack_result(packed, result.match_id) == result
+        assert unpack_result(pack(result), result.match_id) == result  # results stored before
+        assert len(packed) < len(pack(result)) - len(result.match_id)
+    for junk in (b"\x93\x01\x02\x03", b"\x94\xa1c\x05\x01\x01", b"\xc1", b"\x94\xa1c\x00\xa1x\x01"):
+        with pytest.raises(DecodeError):
+            unpack_result(junk, "m1")
