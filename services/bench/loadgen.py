@@ -30,7 +30,7 @@ import select
 import socket
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
@@ -113,17 +113,23 @@ def _interleave(per_match: Sequence[Sequence[bytes]]) -> list[int]:
     return order
 
 
+def _reporting(body: Callable[[Connection, Settings, dict[str, Any]], None], conn: Connection, settings: Settings,
+               job: dict[str, Any]) -> None:
+    """Run a process body; an error goes to the coordinator, which reports it; the pipe is closed after."""
+    try:
+        body(conn, settings, job)
+    except Exception as e:
+        conn.send({"error": f"{type(e).__name__}: {e}"})
+    finally:
+        conn.close()
+
+
 # -- prefill ---------------------------------------------------------------------------------------
 def prefill(conn: Connection, settings: Settings, job: dict[str, Any]) -> None:
     """Process body (see the module doc). ``job``: game, matches, commands (tally: adds to spread over the
     matches; a real game: whole matches until there are at least this many commands and matches), tag,
     seats and seed (a real game)."""
-    try:
-        _prefill(conn, settings, job)
-    except Exception as e:
-        conn.send({"error": f"{type(e).__name__}: {e}"})  # the coordinator reports it
-    finally:
-        conn.close()
+    _reporting(_prefill, conn, settings, job)
 
 
 def _prefill(conn: Connection, settings: Settings, job: dict[str, Any]) -> None:
@@ -192,12 +198,7 @@ class Phase:
 
 def open_loop(conn: Connection, settings: Settings, job: dict[str, Any]) -> None:
     """Process body (see the module doc). ``job``: matches, tag."""
-    try:
-        _open_loop(conn, settings, job)
-    except Exception as e:
-        conn.send({"error": f"{type(e).__name__}: {e}"})  # the coordinator reports it
-    finally:
-        conn.close()
+    _reporting(_open_loop, conn, settings, job)
 
 
 def _open_loop(conn: Connection, settings: Settings, job: dict[str, Any]) -> None:
