@@ -41,7 +41,7 @@ from typing import Any
 import httpx
 
 from services.bench import TALLY_MODULES
-from services.bench.pipeline import start_services, stop_services
+from services.bench.pipeline import cpu_seconds, start_services, stop_services
 from services.gateway.launch import spawn_gateway, wait_ready
 from services.pipeline.redis_backend import connect, delete_prefix
 from services.settings import Settings
@@ -95,16 +95,6 @@ class Run:
                 "p99_ms": round(self.pct(0.99), 3), "max_ms": round(max(self.latencies_ms, default=0.0), 3),
                 "mean_ms": round(sum(self.latencies_ms) / len(self.latencies_ms), 3) if self.latencies_ms else 0.0,
                 "clients": self.clients, "cpu_ms_per_command": self.cpu_ms_per_command(), "errors": self.errors[:10]}
-
-
-def cpu_seconds(pid: int) -> float | None:
-    """User + system CPU time of a process so far (Linux ``/proc``; None elsewhere or once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def cpu_by_kind(services: dict[str, list[int]]) -> dict[str, float]:
