@@ -97,23 +97,29 @@ class MatchMeta(Envelope):
                                               description="seat -> sha256 of its credential")
 
 
-class ViewRecord(Envelope):
-    """A read model as the projector stores it: one view, the version it reflects, and what every
-    game's view has in common as declared fields (read these, not keys of ``view``)."""
+class ViewContract(Envelope):
+    """What every view record carries, whatever the game: stored by the projector (:class:`ViewRecord`),
+    answered and pushed by the gateway (``schemas.gateway.ViewAnswer``/``ViewMessage``). Read these fields,
+    not keys of ``view``."""
 
     match_id: str
     key: str = Field(description="'public' or the seat number as text")
-    version: int
-    view: dict[str, Any] = Field(description="The game's own view (its schema: schemas/<game>.py).")
+    version: int = Field(description="The match version this view reflects.")
+    view: dict[str, Any] = Field(description="The game's own view (its JSON Schema: schemas/json/<game>/view).")
     to_act: list[int] = Field(default_factory=list, description="The seats with a decision to make now.")
     finished: bool = Field(default=False, description="The match is over; no command is accepted.")
     outcome: dict[str, Any] | None = Field(
         default=None, description="Once finished: {'scores': [...], 'winners': [...], 'detail': {...}}.")
     legal: list[dict[str, Any]] = Field(
         default_factory=list,
-        description="For a seat's record: every command it may send now, as choices "
-        "{'type', 'body', 'free'?} (schemas/legal.py: free fields are described for the client to expand).",
-    )
+        description="For the seat's own record when it must act: every command it may send now, as choices "
+        "{'type', 'body', 'free'?}; each free field is described for the client to expand (kinds int, "
+        "one_of, counts, multiset, subset, order: schemas/json/legal_choice.json).")
+
+
+class ViewRecord(ViewContract):
+    """A read model as the projector stores it: one view, the version it reflects, and what every
+    game's view has in common as declared fields."""
 
     @model_validator(mode="before")
     @classmethod

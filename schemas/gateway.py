@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemas.envelopes import CommandResult, EventEnvelope
+from schemas.envelopes import CommandResult, EventEnvelope, ViewContract
 
 IDEMPOTENCY_KEY = r"^[A-Za-z0-9_.:-]{1,48}$"
 MATCH_ID = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -95,22 +95,7 @@ class Pending(Wire):
     location: str
 
 
-class ViewFields(Wire):
-    """What every view record carries, whatever the game."""
-
-    match_id: str
-    key: str = Field(description="'public' or the seat number as text")
-    version: int = Field(description="The match version this view reflects.")
-    view: dict[str, Any] = Field(description="The game's own view (its JSON Schema: schemas/json/<game>/view).")
-    to_act: list[int] = Field(default_factory=list, description="The seats with a decision to make now.")
-    finished: bool = Field(default=False, description="The match is over; no command is accepted.")
-    outcome: dict[str, Any] | None = Field(
-        default=None, description="Once finished: {'scores': [...], 'winners': [...], 'detail': {...}}.")
-    legal: list[dict[str, Any]] = Field(
-        default_factory=list,
-        description="For the seat's own record when it must act: every command it may send now, as choices "
-        "{'type', 'body', 'free'?}; each free field is described for the client to expand (kinds int, "
-        "one_of, counts, subset, order: schemas/json/legal_choice.json).")
+ViewFields = ViewContract  # defined once, with the stored record (schemas.envelopes)
 
 
 VIEW_FIELDS = tuple(ViewFields.model_fields)  # derived: a field added above is carried everywhere
@@ -212,5 +197,5 @@ class ErrorMessage(Wire):
 
 
 CLIENT_MESSAGES: tuple[type[ClientMessage], ...] = (Subscribe, WsCommand, Unsubscribe, Ping)
-SERVER_MESSAGES: tuple[type[Wire], ...] = (Subscribed, Unsubscribed, Pong, ViewMessage, EventMessage,
-                                           ResultMessage, ErrorMessage)
+SERVER_MESSAGES: tuple[type[BaseModel], ...] = (Subscribed, Unsubscribed, Pong, ViewMessage, EventMessage,
+                                                ResultMessage, ErrorMessage)
