@@ -109,7 +109,10 @@ class MemoryBus:
     def members(self, consumer: str, present: bool, expiry_ms: int) -> list[str]:
         now_ms = int(time.monotonic() * 1000)
         with self._cond:
-            self._beats[consumer] = now_ms if present else -expiry_ms - 1
+            if present:
+                self._beats[consumer] = now_ms
+            else:
+                self._beats.pop(consumer, None)
             return sorted(c for c, t in self._beats.items() if now_ms - t <= expiry_ms)
 
     def ack(self, delivery: Delivery) -> None:

@@ -22,6 +22,8 @@ from services.pipeline.ports import Delivery, Pending
 
 FIELD = b"e"  # every stream entry carries its payload in one field
 DEAD_MAXLEN = 10_000
+FORGET_AFTER = 10
+"""A worker's heartbeat this many expiry periods old is deleted from the members hash."""
 
 Entries = list[tuple[bytes, dict[bytes, bytes]]]
 StreamsReply = list[tuple[bytes, Entries]]
@@ -246,8 +248,11 @@ class RedisBus:
         pipe = self._r.pipeline(transaction=False)
         pipe.hset(self._keys.members(), consumer, now_ms if present else 0)
         pipe.hgetall(self._keys.members())
-        beats = cast(dict[bytes, bytes], pipe.execute()[1])
-        return sorted(text(c) for c, t in beats.items() if now_ms - int(t) <= expiry_ms)
+        beats = {text(c): int(t) for c, t in cast(dict[bytes, bytes], pipe.execute()[1]).items()}
+        gone = [c for c, t in beats.items() if now_ms - t > FORGET_AFTER * expiry_ms]
+        if gone:  # long dead (or withdrawn): forget them, so the hash does not grow with every restart
+            self._r.hdel(self._keys.members(), *gone)
+        return sorted(c for c, t in beats.items() if now_ms - t <= expiry_ms)
 
     def ack(self, delivery: Delivery) -> None:
         self._streams.ack(delivery)

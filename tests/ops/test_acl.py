@@ -246,6 +246,7 @@ ALLOWED: dict[str, list[tuple[str, ...]]] = {
         ("XREADGROUP", "GROUP", "workers", "w1", "COUNT", "64", "BLOCK", "1000", "STREAMS", CMDS, ">"),
         ("XACK", CMDS, "workers", "1-0"), ("XAUTOCLAIM", CMDS, "workers", "w1", "30000", "0-0"),
         ("XGROUP", "CREATE", CMDS, "workers", "0", "MKSTREAM"), ("XINFO", "GROUPS", CMDS),
+        ("TIME",), ("HSET", K.members(), "w1", "1"), ("HGETALL", K.members()), ("HDEL", K.members(), "w0"),
         ("XTRIM", CMDS, "MINID", "~", "1-0"), ("XADD", DEAD, "MAXLEN", "~", "10000", "*", "k", "v"),
         ("XRANGE", LOG, "-", "+"), ("HGETALL", META), ("GET", SECRET),
         ("EVALSHA", SHA, "8", META, LOG, SEEN, RESULTS, FEED, RUNNING, FINISHED, SENT), ("PING",),

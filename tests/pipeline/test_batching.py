@@ -242,3 +242,15 @@ def _wait(condition: Any, timeout_s: float = 20.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.02)
+
+
+def test_withdrawn_and_long_dead_workers_are_forgotten(backend: Backend) -> None:
+    assert backend.bus.members("a", True, 3000) == ["a"]
+    assert backend.bus.members("b", True, 3000) == ["a", "b"]
+    assert backend.bus.members("a", False, 3000) == ["b"]  # a clean stop: gone at once
+    if isinstance(backend, MemoryBackend):
+        return
+    r, key = backend.redis, backend.settings.keys.members()  # type: ignore[attr-defined]
+    r.hset(key, "ghost", 1)  # a heartbeat from long ago (a worker killed and never back)
+    assert backend.bus.members("b", True, 3000) == ["b"]
+    assert set(r.hkeys(key)) == {b"b"}  # the ghost and the withdrawn worker are deleted, not only ignored
