@@ -73,7 +73,23 @@ def play_match(
                        final_view=public.view)
 
 
-class ProgressLine:
+class StatusLine:
+    """One line of progress: rewritten in place on a terminal, a new line each time elsewhere."""
+
+    out: TextIO
+    tty: bool
+
+    def show(self, text: str) -> None:
+        self.out.write(f"\r{text}" if self.tty else f"{text}\n")
+        self.out.flush()
+
+    def done(self) -> None:
+        if self.tty:
+            self.out.write("\n")
+            self.out.flush()
+
+
+class ProgressLine(StatusLine):
     """A progress line on a terminal (rewritten in place), or a line every few seconds elsewhere."""
 
     def __init__(self, label: str, out: TextIO = sys.stderr, every_s: float = 2.0) -> None:
@@ -89,11 +105,4 @@ class ProgressLine:
             return
         self._last = now
         rate = commands / elapsed_s if elapsed_s > 0 else 0.0
-        text = f"{self.label}: {commands} commands, version {version}, {rate:,.0f} commands/s"
-        self.out.write(f"\r{text}" if self.tty else f"{text}\n")
-        self.out.flush()
-
-    def done(self) -> None:
-        if self.tty:
-            self.out.write("\n")
-            self.out.flush()
+        self.show(f"{self.label}: {commands} commands, version {version}, {rate:,.0f} commands/s")

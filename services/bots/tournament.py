@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from services.bots.plugins import make_bot
-from services.bots.runner import play_match
+from services.bots.runner import StatusLine, play_match
 from services.client.protocol import GameClient
 from services.pipeline.inprocess import InProcess
 
@@ -167,7 +167,7 @@ def run_tournament(
     return result
 
 
-class ProgressBar:
+class ProgressBar(StatusLine):
     """``[#####.....] 37/200 matches, 12s, about 53s left`` on stderr; on a non-terminal a line every
     few seconds."""
 
@@ -188,10 +188,4 @@ class ProgressBar:
         left = elapsed_s / done * (total - done) if done else 0.0
         text = (f"{self.label} [{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} matches, "
                 f"{elapsed_s:.0f}s, about {left:.0f}s left")
-        self.out.write(f"\r{text}" if self.tty else f"{text}\n")
-        self.out.flush()
-
-    def done(self) -> None:
-        if self.tty:
-            self.out.write("\n")
-            self.out.flush()
+        self.show(text)
