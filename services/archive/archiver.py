@@ -31,16 +31,15 @@ from typing import cast
 
 import redis
 
-from schemas.codec import unpack_obj
 from schemas.envelopes import EventEnvelope
-from schemas.upcast import load_event
+from schemas.logentry import Cause, load_slice
 from services import metrics
 from services.archive.files import archive_path, read_archive, write_archive
 from services.faults import fault_point
 from services.keys import Keys
 from services.logs import get_logger
 from services.pipeline.redis_backend import _meta_from
-from services.pipeline.redis_streams import FIELD, entries_of, text
+from services.pipeline.redis_streams import entries_of, text
 from services.replay.files import LogFileError, MatchLog, jsonl_lines, public_meta
 from services.settings import Settings
 
@@ -211,9 +210,11 @@ class Archiver:
         raw_seed = self.r.get(k.secret(match_id))
         seed = int(cast(bytes, raw_seed)) if raw_seed else None
         events: list[EventEnvelope] = []
+        cause: Cause | None = None  # what a page starting inside a command inherits from the page before
         while True:
             entries = entries_of(self.r.xrange(k.log(match_id), min=f"{len(events) + 1}-0", count=LOG_PAGE))
-            events.extend(load_event(unpack_obj(fields[FIELD]), meta.game) for _, fields in entries)
+            page, cause = load_slice(match_id, entries, meta.game, cause)
+            events.extend(page)
             if len(entries) < LOG_PAGE:
                 break
         return MatchLog(public_meta(meta.model_copy(update={"seed": seed})), events)

@@ -15,7 +15,7 @@ import redis.asyncio as aioredis
 
 from schemas.codec import pack, unpack, unpack_obj, unpack_result
 from schemas.envelopes import CommandEnvelope, CommandResult, EventEnvelope, MatchMeta, ViewRecord
-from schemas.upcast import load_event
+from schemas.logentry import LOOKBACK, Cause, first_cause, load_slice, log_and_feed, starts_inside_command
 from services.games import get_game
 from services.games.errors import BadOptions
 from services.games.rng import derive_rng
@@ -73,7 +73,7 @@ class GatewayStore:
         keys = [k.meta(match_id), k.log(match_id), k.feed(k.partition(match_id)),
                 k.match_matches(match_id, meta.status)]
         args = [self.settings.feed_maxlen, match_id, created_ms, seed, len(fields), *fields,
-                *(pack(e) for e in envelopes)]
+                *log_and_feed(envelopes)]
         del seed
         if not await self._create(keys=keys, args=args):
             raise BadOptions(f"match id '{match_id}' is taken")
@@ -143,8 +143,18 @@ class GatewayStore:
         return unpack(ViewRecord, cast(bytes, data)) if data is not None else None
 
     async def read_log(self, match_id: str, game: str, after: int = 0, limit: int | None = None) -> list[EventEnvelope]:
-        entries = entries_of(await self.r.xrange(self.keys.log(match_id), min=f"{after + 1}-0", count=limit))
-        return [load_event(unpack_obj(fields[FIELD]), game) for _, fields in entries]
+        """As the event store's ``read_log`` (``schemas.logentry``), on the gateway's connection."""
+        log = self.keys.log(match_id)
+        entries = entries_of(await self.r.xrange(log, min=f"{after + 1}-0", count=limit))
+        inherited: Cause | None = None
+        top = f"{after}-0"
+        while starts_inside_command(entries) and (
+                back := entries_of(await self.r.xrevrange(log, max=top, min="-", count=LOOKBACK))):
+            found, inherited = first_cause(unpack_obj(fields[FIELD]) for _, fields in back)
+            if found:
+                break
+            top = f"({text(back[-1][0])}"
+        return load_slice(match_id, entries, game, inherited)[0]
 
     async def ping(self) -> bool:
         return bool(await self.r.ping())

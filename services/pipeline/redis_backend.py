@@ -7,8 +7,9 @@ Layout (every key under ``<prefix>:{p}``, see :mod:`services.keys`):
   joined, reveal_log, ``cred:<seat>`` (sha256 of the seat token; the token itself is never stored).
 - ``match:<id>:secret``: the seed, which only workers (and admin tools) may read.
 - ``match:<id>:sent`` hash: command ids the gateway published (to tell "pending" from "never sent").
-- ``match:<id>:log`` stream, entry id ``<version>-0``, field ``e`` = packed EventEnvelope; never trimmed.
-- ``feed`` stream: every event of the partition (field ``e``), trimmed to ~``feed_maxlen``.
+- ``match:<id>:log`` stream, entry id ``<version>-0``, field ``e`` = the event as a compact positional array
+  (``schemas.logentry``: no match id, version or field names; a command's id once); never trimmed.
+- ``feed`` stream: every event of the partition (field ``e`` = packed EventEnvelope), trimmed to ~``feed_maxlen``.
 - ``match:<id>:seen`` hash command id -> the result (``schemas.codec.pack_result``: a compact array without
   the match id; results stored before as a map are still read) — the at-most-once record, kept with the log;
   ``match:<id>:results`` stream of the same results for waiting clients, trimmed, expiring after the end.
@@ -38,8 +39,8 @@ from typing import Any, cast
 import redis
 
 from schemas.codec import pack, pack_obj, pack_result, unpack, unpack_obj, unpack_result
-from schemas.envelopes import EVENT_SCHEMA_VERSION, CommandResult, EventEnvelope, MatchMeta, ViewRecord
-from schemas.upcast import load_event
+from schemas.envelopes import CommandResult, EventEnvelope, MatchMeta, ViewRecord
+from schemas.logentry import LOOKBACK, Cause, first_cause, load_slice, log_and_feed, starts_inside_command
 from services.faults import armed, fault_point
 from services.keys import PROJECTORS_GROUP, Keys
 from services.pipeline.client import Client
@@ -166,7 +167,7 @@ class RedisStore:
         fields = _meta_fields(meta, created_ms)
         keys = [k.meta(mid), k.log(mid), k.feed(k.partition(mid)), k.match_matches(mid, meta.status)]  # secret: see lua
         seed = "" if meta.seed is None else meta.seed
-        args = [self._settings.feed_maxlen, mid, created_ms, seed, len(fields), *fields, *(pack(e) for e in events)]
+        args = [self._settings.feed_maxlen, mid, created_ms, seed, len(fields), *fields, *log_and_feed(events)]
         return bool(self._create(keys=keys, args=args))
 
     def meta(self, match_id: str) -> MatchMeta | None:
@@ -200,14 +201,25 @@ class RedisStore:
         return int(self._r.hget(self._keys.meta(match_id), "version") or 0)
 
     def read_log(self, match_id: str, after: int = 0, limit: int | None = None) -> list[EventEnvelope]:
-        """Events as the current schema: entries written in an older shape are upcast on read."""
+        """Events as the current schema (``schemas.logentry``): entries written in an older shape are upcast on
+        read; a slice starting inside a command looks back for the command's id."""
         entries = entries_of(self._r.xrange(self._keys.log(match_id), min=f"{after + 1}-0", count=limit))
-        raws = [unpack_obj(fields[FIELD]) for _, fields in entries]
-        game = None
-        if any(not isinstance(r, dict) or r.get("schema_version", 0) < EVENT_SCHEMA_VERSION for r in raws):
+        inherited = self._cause_before(match_id, after) if starts_inside_command(entries) else None
+
+        def game() -> str | None:
             meta = self.meta(match_id)
-            game = meta.game if meta else None
-        return [load_event(raw, game) for raw in raws]
+            return meta.game if meta else None
+
+        return load_slice(match_id, entries, game, inherited)[0]
+
+    def _cause_before(self, match_id: str, version: int) -> Cause | None:
+        top = f"{version}-0"
+        while entries := entries_of(self._r.xrevrange(self._keys.log(match_id), max=top, min="-", count=LOOKBACK)):
+            found, cause = first_cause(unpack_obj(fields[FIELD]) for _, fields in entries)
+            if found:
+                return cause
+            top = f"({text(entries[-1][0])}"
+        return None
 
     def append(self, match_id: str, expected_version: int, events: Sequence[EventEnvelope], result: CommandResult,
                finished: bool = False) -> AppendOutcome:
@@ -257,7 +269,7 @@ class RedisStore:
         args: list[Any] = [s.feed_maxlen, s.results_maxlen, s.results_ttl_s]
         for item in items:
             args += [item.result.command_id, item.expected_version, pack_result(item.result), int(item.finished),
-                     int(strict), len(item.events), *(pack(e) for e in item.events)]
+                     int(strict), len(item.events), *log_and_feed(item.events)]
         return keys, args
 
     def result(self, match_id: str, command_id: str) -> CommandResult | None:
@@ -334,9 +346,10 @@ class RedisStore:
         k = self._keys
         if not self._r.hdel(k.parked(k.partition(match_id)), match_id):
             return False
-        newest = entries_of(self._r.xrevrange(k.log(match_id), count=1))
-        if newest:
-            self._r.xadd(k.feed(k.partition(match_id)), {FIELD: newest[0][1][FIELD]},
+        version = self.version(match_id)
+        if version:  # the newest event, whole, on the feed again: the projector catches the match up from it
+            newest = self.read_log(match_id, after=version - 1)
+            self._r.xadd(k.feed(k.partition(match_id)), {FIELD: pack(newest[-1])},
                          maxlen=self._settings.feed_maxlen, approximate=True)
         return True
 

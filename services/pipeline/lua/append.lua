@@ -10,7 +10,8 @@
 -- {'appended', version}.
 -- KEYS: meta, log, seen, results, feed, running set, finished set, sent (the gateway's published ids)
 -- ARGV: feed maxlen, results maxlen, results ttl (s), then per command: command id, expected version,
---       packed result, finished (1/0), strict (1/0), event count n, n packed events.
+--       packed result, finished (1/0), strict (1/0), event count n, then per event: its log entry and its
+--       packed envelope for the feed.
 local current = redis.call('HGET', KEYS[1], 'version')
 if not current then
   return redis.error_reply('ERR unknown match')
@@ -28,7 +29,7 @@ local i = 4
 while i <= #ARGV do
   local id, expected, result, finished = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3]
   local strict, events = ARGV[i + 4], tonumber(ARGV[i + 5])
-  local first, last = i + 6, i + 5 + events
+  local first, last = i + 6, i + 5 + 2 * events
   i = last + 1
   local earlier = redis.call('HGET', KEYS[3], id)
   if earlier then
@@ -39,10 +40,10 @@ while i <= #ARGV do
     replies[#replies + 1] = {'conflict', version}
     return done()
   end
-  for j = first, last do
+  for j = first, last, 2 do
     version = version + 1
     redis.call('XADD', KEYS[2], version .. '-0', 'e', ARGV[j])
-    redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[j])
+    redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[j + 1])
   end
   if events > 0 then
     redis.call('HSET', KEYS[1], 'version', version)

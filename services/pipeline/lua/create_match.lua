@@ -7,7 +7,8 @@
 -- named in EVALSHA's KEYS for read *and* write access, and the gateway, which runs this script, may only
 -- write the seed, once (SETNX; infra/redis/users.acl).
 -- KEYS: meta, log, feed, status set
--- ARGV: feed maxlen, match id, created (ms), seed, 2n, n meta field/value pairs, packed events...
+-- ARGV: feed maxlen, match id, created (ms), seed, 2n, n meta field/value pairs, then per event: its log entry
+--       and its packed envelope for the feed.
 if string.sub(KEYS[1], -5) ~= ':meta' then
   return redis.error_reply('ERR the first key must be the meta key')
 end
@@ -20,10 +21,10 @@ end
 local nfields = tonumber(ARGV[5])
 redis.call('HSET', KEYS[1], unpack(ARGV, 6, 5 + nfields))
 local version = 0
-for i = 6 + nfields, #ARGV do
+for i = 6 + nfields, #ARGV, 2 do
   version = version + 1
   redis.call('XADD', KEYS[2], version .. '-0', 'e', ARGV[i])
-  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[i])
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[i + 1])
 end
 redis.call('HSET', KEYS[1], 'version', version)
 redis.call('ZADD', KEYS[4], ARGV[3], ARGV[2])
