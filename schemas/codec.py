@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import msgpack
@@ -47,24 +48,28 @@ _STATUS = {"accepted": 0, "rejected": 1}
 _STATUS_OF = {0: "accepted", 1: "rejected"}
 
 
-def pack_result(result: CommandResult) -> bytes:
-    """A command result as stored (``seen`` hash, ``results`` stream): a msgpack array
-    ``[command_id, status (0 accepted, 1 rejected), version, events, seat, code, reason]`` with the trailing
-    empty fields left out and without the match id, which every reader knows from the key. Less than half
-    the bytes of the model's map."""
+def pack_result(result: CommandResult, with_id: bool = True) -> bytes:
+    """A command result as stored: a msgpack array ``[command_id, status (0 accepted, 1 rejected), version,
+    events, seat, code, reason]`` with the trailing empty fields left out and without the match id, which every
+    reader knows from the key. Less than half the bytes of the model's map. Without ``with_id`` the command id
+    is left out too, for where the reader knows it (the ``seen`` hash's field, a results entry's ``c``)."""
     fields: list[Any] = [result.command_id, _STATUS[result.status], result.version, result.events, result.seat,
                          result.code, result.reason]
     while fields[-1] is None:
         fields.pop()
-    return msgpack.packb(fields, use_bin_type=True)  # type: ignore[no-any-return]
+    return msgpack.packb(fields if with_id else fields[1:], use_bin_type=True)  # type: ignore[no-any-return]
 
 
-def unpack_result(data: bytes, match_id: str) -> CommandResult:
-    """A stored result of match ``match_id``: the compact array of :func:`pack_result`, or the map results
-    were stored as before it."""
+def unpack_result(data: bytes, match_id: str, command_id: str | bytes | None = None) -> CommandResult:
+    """A stored result of match ``match_id``: the compact array of :func:`pack_result` (``command_id`` given
+    when it was stored without it), or the map results were stored as before."""
     obj = unpack_obj(data)
     if isinstance(obj, dict):
         return unpack(CommandResult, data)
+    if isinstance(obj, list) and obj and not isinstance(obj[0], str):  # stored without its id
+        if command_id is None:
+            raise DecodeError("a stored result without its command id, and none given")
+        obj = [command_id.decode() if isinstance(command_id, bytes) else command_id, *obj]
     if not isinstance(obj, list) or not 4 <= len(obj) <= 7 or obj[1] not in _STATUS_OF:
         raise DecodeError("not a stored command result")
     command_id, status, version, events, *rest = obj
@@ -74,6 +79,15 @@ def unpack_result(data: bytes, match_id: str) -> CommandResult:
                              events=events, seat=seat, code=code, reason=reason)
     except ValidationError as e:
         raise DecodeError(f"invalid stored result: {e.errors(include_url=False, include_input=False)[:3]}") from e
+
+
+RESULT_FIELD, RESULT_ID_FIELD = b"r", b"c"  # a results-stream entry: the result (without its id) and the id
+
+
+def result_entry(fields: Mapping[bytes, bytes], match_id: str) -> CommandResult:
+    """The result a ``match:<id>:results`` stream entry holds (entries written before the id had its own field
+    carry it inside ``r``)."""
+    return unpack_result(fields[RESULT_FIELD], match_id, fields.get(RESULT_ID_FIELD))
 
 
 def to_json_line(model: BaseModel) -> str:

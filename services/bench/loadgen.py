@@ -38,7 +38,7 @@ from urllib.parse import urlparse
 
 import hiredis
 
-from schemas.codec import pack, unpack_result
+from schemas.codec import RESULT_FIELD, pack, result_entry
 from schemas.envelopes import CommandEnvelope
 from services.bench import register_tally
 from services.bench.histogram import Histogram
@@ -51,7 +51,6 @@ from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_streams import FIELD
 from services.settings import Settings
 
-RESULT_FIELD = b"r"  # the field of a results-stream entry holding the packed CommandResult (as read_results)
 PUBLISH_CHUNK = 1000  # XADDs per pipelined round trip when prefilling
 XADD_REPLIES_READ = 256  # the open loop reads the XADD replies once this many are waiting
 TALLY_COMMAND = ("add", {"n": 1})  # every tally add is legal: each is accepted
@@ -348,7 +347,7 @@ def _phase(url: str, match_ids: list[str], streams: list[str], positions: dict[s
                         fields = dict(zip(flat[::2], flat[1::2], strict=True)) if flat else {}
                         if RESULT_FIELD not in fields:
                             continue
-                        result = unpack_result(fields[RESULT_FIELD], _match_of(key))
+                        result = result_entry(fields, _match_of(key))
                         if not result.command_id.startswith(prefix):
                             continue
                         out.histogram.record((arrival - due(int(result.command_id[len(prefix):]))) * 1e6)

@@ -80,7 +80,7 @@ def _recorded_results(backend: RedisBackend, sent: dict[str, str]) -> dict[str, 
     ids = list(sent.items())
     for command_id, match_id in ids:
         pipe.hget(backend.settings.keys.seen(match_id), command_id)
-    return {cid: unpack_result(raw, match_id) if raw is not None else None
+    return {cid: unpack_result(raw, match_id, cid) if raw is not None else None
             for (cid, match_id), raw in zip(ids, pipe.execute(), strict=True)}
 
 

@@ -16,7 +16,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from schemas.codec import unpack_result
+from schemas.codec import result_entry
 from schemas.envelopes import CommandResult, ViewRecord
 from services.gateway.store import GatewayStore
 from services.logs import error_text, get_logger
@@ -117,7 +117,7 @@ class MatchHub:
                 try:
                     if stream == results_key:
                         results_pos = entry_id.decode()
-                        self._on_result(unpack_result(fields[b"r"], self.match_id))
+                        self._on_result(result_entry(fields, self.match_id))
                     else:
                         updates_pos = entry_id.decode()
                         self._on_update(Update(fields[b"k"].decode(), int(fields[b"v"])))

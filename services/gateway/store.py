@@ -116,14 +116,14 @@ class GatewayStore:
         pipe.hset(k.sent(mid), envelope.command_id, 1)
         pipe.xadd(k.commands(k.partition(mid)), {FIELD: pack(envelope)})
         earlier, _, _ = await pipe.execute()
-        return unpack_result(earlier, mid) if earlier is not None else None
+        return unpack_result(earlier, mid, envelope.command_id) if earlier is not None else None
 
     async def was_sent(self, match_id: str, command_id: str) -> bool:
         return bool(await self.r.hexists(self.keys.sent(match_id), command_id))
 
     async def result(self, match_id: str, command_id: str) -> CommandResult | None:
         data = await self.r.hget(self.keys.seen(match_id), command_id)
-        return unpack_result(cast(bytes, data), match_id) if data is not None else None
+        return unpack_result(cast(bytes, data), match_id, command_id) if data is not None else None
 
     async def stream_end(self, key: str) -> str:
         newest = await self.r.xrevrange(key, count=1)

@@ -38,7 +38,7 @@ from typing import Any, cast
 
 import redis
 
-from schemas.codec import pack, pack_obj, pack_result, unpack, unpack_obj, unpack_result
+from schemas.codec import pack, pack_obj, pack_result, result_entry, unpack, unpack_obj, unpack_result
 from schemas.envelopes import CommandResult, EventEnvelope, MatchMeta, ViewRecord
 from schemas.logentry import LOOKBACK, Cause, first_cause, load_slice, log_and_feed, starts_inside_command
 from services.faults import armed, fault_point
@@ -131,7 +131,7 @@ def _outcomes(replies: Any, items: Sequence[AppendItem], match_id: str) -> list[
     for reply, item in zip(replies, items, strict=False):
         status, version = AppendStatus(text(reply[0])), int(reply[1])
         if status is AppendStatus.DUPLICATE:
-            out.append(AppendOutcome(status, version, unpack_result(reply[2], match_id)))
+            out.append(AppendOutcome(status, version, unpack_result(reply[2], match_id, item.result.command_id)))
         else:
             out.append(AppendOutcome(status, version, item.result if status is AppendStatus.APPENDED else None))
     return out
@@ -268,17 +268,18 @@ class RedisStore:
         keys = self._append_keys(match_id)
         args: list[Any] = [s.feed_maxlen, s.results_maxlen, s.results_ttl_s]
         for item in items:
-            args += [item.result.command_id, item.expected_version, pack_result(item.result), int(item.finished),
+            args += [item.result.command_id, item.expected_version, pack_result(item.result, with_id=False),
+                     int(item.finished),
                      int(strict), len(item.events), *log_and_feed(item.events)]
         return keys, args
 
     def result(self, match_id: str, command_id: str) -> CommandResult | None:
         data = self._r.hget(self._keys.seen(match_id), command_id)
-        return unpack_result(cast(bytes, data), match_id) if data is not None else None
+        return unpack_result(cast(bytes, data), match_id, command_id) if data is not None else None
 
     def read_results(self, match_id: str, after: str, block_ms: int) -> list[tuple[str, CommandResult]]:
         entries = self._xread(self._keys.results(match_id), after, block_ms)
-        return [(i, unpack_result(fields[b"r"], match_id)) for i, fields in entries]
+        return [(i, result_entry(fields, match_id)) for i, fields in entries]
 
     def results_end(self, match_id: str) -> str:
         return self._end(self._keys.results(match_id))

@@ -12,12 +12,10 @@ from pydantic import BaseModel
 
 import schemas.envelopes
 import schemas.gateway
-from schemas.codec import unpack_obj
 from schemas.envelopes import EventEnvelope
-from schemas.upcast import load_event
+from schemas.logentry import Cause, load_slice
 from services.games import get_game
 from services.keys import Keys
-from services.pipeline.redis_streams import FIELD
 from services.pipeline.states import to_event
 
 
@@ -59,13 +57,15 @@ class Truth:
         self.game = get_game(game)
         self.seats = seats
         self.log: list[EventEnvelope] = []
+        self._cause: Cause | None = None  # (the compact log names a command once: passed from read to read)
         self.states: list[Any] = [self.game.initial()]  # states[v]: after event v
 
     def refresh(self) -> Truth:
         """Read the log's new events and fold them in."""
         after = len(self.log)
-        for _, fields in self.r.xrange(self.keys.log(self.match_id), min=f"{after + 1}-0"):
-            event = load_event(unpack_obj(fields[FIELD]), self.game_name)
+        entries = self.r.xrange(self.keys.log(self.match_id), min=f"{after + 1}-0")
+        events, self._cause = load_slice(self.match_id, entries, self.game_name, self._cause)
+        for event in events:
             assert event.version == len(self.log) + 1, "the log has a gap"
             self.log.append(event)
             self.states.append(self.game.evolve(self.states[-1], to_event(event)))

@@ -24,6 +24,7 @@ import redis
 
 from schemas.codec import unpack_obj, unpack_result
 from schemas.envelopes import CommandEnvelope
+from schemas.logentry import load_slice
 from services.pipeline.redis_streams import FIELD
 from tests.gateway.attack_kit import (
     Match,
@@ -157,9 +158,9 @@ def test_a_token_acts_only_for_its_own_seat(stack: GatewayStack, r: redis.Redis,
     # seat 0 names seat 1: accepted, as seat 0's move
     answer = post_command(http, match, 0, take("as-one", seat=1))
     assert answer.json()["status"] == "accepted" and answer.json()["seat"] == 0, answer.text
-    events = [unpack_obj(f[FIELD]) for _, f in r.xrange(keys.log(match.id))]
-    assert events[-1]["seat"] == 0 and events[-1]["command_id"] == "0.as-one"
-    assert events[-1]["body"]["seat"] == 0, events[-1]
+    events = load_slice(match.id, r.xrange(keys.log(match.id)), "nim")[0]
+    assert events[-1].seat == 0 and events[-1].command_id == "0.as-one"
+    assert events[-1].body["seat"] == 0, events[-1]
     # what went onto the stream: the seat from the token, the id scoped to it, no credential
     envelopes = [CommandEnvelope.model_validate(unpack_obj(f[FIELD]))
                  for _, f in r.xrange(keys.commands(keys.partition(match.id)))]
@@ -203,7 +204,7 @@ def test_idempotency_keys_are_scoped_per_seat(stack: GatewayStack, r: redis.Redi
                                                                       before.sent)
     seen = r.hgetall(keys.seen(match.id))
     assert {b"0.same", b"1.same", b"2.same"} <= set(seen)
-    assert {unpack_result(seen[f"{s}.same".encode()], match.id).seat for s in range(3)} == {0, 1, 2}
+    assert {unpack_result(seen[f"{s}.same".encode()], match.id, f"{s}.same").seat for s in range(3)} == {0, 1, 2}
     # a key used first by seat 0 (not to act) does not pre-empt seat 2 (to act)
     pre = post_command(http, match, 0, take("pre")).json()
     assert (pre["status"], pre["code"]) == ("rejected", "not_your_turn"), pre
@@ -458,7 +459,8 @@ def test_rejection_reasons_are_bounded_and_go_only_to_the_sender(stack: GatewayS
         for k, result in results.items():
             assert result["status"] == "rejected" and result["seat"] == actor, result
             assert result["reason"] and len(result["reason"]) <= MAX_REASON, (k, len(result["reason"]))
-            stored_result = unpack_result(r.hget(keys.seen(match.id), f"{actor}.{k}") or b"", match.id)
+            stored_result = unpack_result(r.hget(keys.seen(match.id), f"{actor}.{k}") or b"", match.id,
+                                          f"{actor}.{k}")
             assert stored_result.reason is not None and len(stored_result.reason) <= MAX_REASON
         assert "'traitor'" in results["long-value"]["reason"]  # the reason names the field (never echoes the value)
         # a legal move of the actor, and a rejected command of the onlooker's own

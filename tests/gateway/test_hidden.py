@@ -187,7 +187,7 @@ def check_a(seen: Seen, truth: Truth, match: Match) -> None:
     for result in seen.results:
         assert result["seat"] == A, result
         stored = unpack_result(truth.r.hget(truth.keys.seen(match.id), f"{A}.{result['command_id']}")
-                               or b"", match.id)
+                               or b"", match.id, f"{A}.{result['command_id']}")
         assert result == normal({**stored.model_dump(mode="json"), "command_id": result["command_id"]})
         assert len(result["reason"] or "") <= 200
     summary, listing = seen.other[0], seen.other[1]

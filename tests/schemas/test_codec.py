@@ -58,6 +58,11 @@ def test_stored_results_are_compact_and_read_back_whole() -> None:
         assert unpack_result(packed, result.match_id) == result
         assert unpack_result(pack(result), result.match_id) == result  # results stored before
         assert len(packed) < len(pack(result)) - len(result.match_id)
+        bare = pack_result(result, with_id=False)  # as the seen hash and a results entry's `r` keep it
+        assert len(bare) < len(packed) and unpack_result(bare, result.match_id,
+                                                         result.command_id) == result
+        with pytest.raises(DecodeError, match="without its command id"):
+            unpack_result(bare, result.match_id)
     for junk in (b"\x93\x01\x02\x03", b"\x94\xa1c\x05\x01\x01", b"\xc1", b"\x94\xa1c\x00\xa1x\x01"):
         with pytest.raises(DecodeError):
             unpack_result(junk, "m1")

@@ -103,7 +103,7 @@ async def run_direct(job: Job, gate: Gate, tally: Tally) -> None:
 
 
 async def _direct_client(r: Any, keys: Any, job: Job, index: int, gate: Gate, tally: Tally) -> None:
-    from schemas.codec import pack, unpack_result
+    from schemas.codec import pack, result_entry, unpack_result
     from schemas.envelopes import CommandEnvelope
 
     seat = job.seats[index]
@@ -123,12 +123,12 @@ async def _direct_client(r: Any, keys: Any, job: Job, index: int, gate: Gate, ta
             if not reply:  # a whole wait brought nothing (or it was trimmed away): ask the record
                 data = await r.hget(seen, command_id)
                 if data is not None:
-                    return unpack_result(data, seat.match_id).status
+                    return unpack_result(data, seat.match_id, command_id).status
                 continue
             for _, entries in reply:
                 for entry_id, fields in entries:
                     position = entry_id
-                    result = unpack_result(fields[b"r"], seat.match_id) if fields else None
+                    result = result_entry(fields, seat.match_id) if fields else None
                     if result is not None and result.command_id == command_id:
                         return result.status
         raise TimeoutError(f"no result for {command_id} within {TIMEOUT_S:g}s")

@@ -10,7 +10,7 @@
 -- {'appended', version}.
 -- KEYS: meta, log, seen, results, feed, running set, finished set, sent (the gateway's published ids)
 -- ARGV: feed maxlen, results maxlen, results ttl (s), then per command: command id, expected version,
---       packed result, finished (1/0), strict (1/0), event count n, then per event: its log entry and its
+--       packed result (without its id: the seen hash's field and the results entry's `c` hold it), finished (1/0), strict (1/0), event count n, then per event: its log entry and its
 --       packed envelope for the feed.
 local current = redis.call('HGET', KEYS[1], 'version')
 if not current then
@@ -49,7 +49,7 @@ while i <= #ARGV do
     redis.call('HSET', KEYS[1], 'version', version)
   end
   redis.call('HSET', KEYS[3], id, result)
-  redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[2], '*', 'r', result)
+  redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[2], '*', 'c', id, 'r', result)
   if finished == '1' then
     local match = redis.call('HGET', KEYS[1], 'match_id')
     redis.call('HSET', KEYS[1], 'status', 'finished')
