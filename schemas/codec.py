@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import msgpack
 from pydantic import BaseModel, ValidationError
 
-from schemas.envelopes import CommandResult
+from schemas.envelopes import CommandResult, ViewRecord
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -99,3 +100,22 @@ def from_json_line(model: type[M], line: str) -> M:
         return model.model_validate(json.loads(line))
     except (ValueError, ValidationError) as e:
         raise DecodeError(f"invalid {model.__name__} line: {e}") from e
+
+
+ZLIB_HEADER = 0x78  # the first byte of a zlib stream; as msgpack a positive integer, never a view record's map
+
+
+def pack_view(record: ViewRecord) -> bytes:
+    """A view record as stored: its msgpack map, zlib-compressed (a view repeats its field names and the
+    game's words for every seat and card; compressed it keeps about a third of the bytes)."""
+    return zlib.compress(pack(record), 1)
+
+
+def unpack_view(data: bytes) -> ViewRecord:
+    """A stored view record: compressed by :func:`pack_view`, or the plain msgpack map stored before."""
+    if data[:1] == bytes([ZLIB_HEADER]):
+        try:
+            data = zlib.decompress(data)
+        except zlib.error as e:
+            raise DecodeError(f"not a compressed view record: {e}") from e
+    return unpack(ViewRecord, data)

@@ -117,8 +117,8 @@ class Settings:
     claim_every_s: float = CLAIM_EVERY_S
     max_deliveries: int = MAX_DELIVERIES
     feed_maxlen: int = 100_000
-    results_maxlen: int = 1_000
-    updates_maxlen: int = 1_000
+    results_maxlen: int = 100  # live delivery only: a reader further behind asks the seen record
+    updates_maxlen: int = 100
     results_ttl_s: int = 86_400
     game_modules: str = ""
     gateway_max_body: int = 65_536

@@ -76,7 +76,9 @@ def start_services(settings: Settings, workers: int, projectors: int = 1, env: d
                    metrics_ports: Sequence[int] = ()) -> list[subprocess.Popen[bytes]]:
     """``workers`` worker processes, then ``projectors`` projector processes, on ``settings``' prefix; worker
     ``i`` serves its metrics on ``metrics_ports[i]`` when given."""
-    full_env = {**os.environ, "AIRSHIP_GAME_MODULES": TALLY_MODULES, "AIRSHIP_BLOCK_MS": "200", **(env or {})}
+    # Results kept whole (not trimmed to the default ~100 a match): the drain times every command by its result.
+    full_env = {**os.environ, "AIRSHIP_GAME_MODULES": TALLY_MODULES, "AIRSHIP_BLOCK_MS": "200",
+                "AIRSHIP_RESULTS_MAXLEN": "10000000", **(env or {})}
     base = [sys.executable, "-m", "services.cli", "--log-level", "warning"]
     flags = ["--redis", settings.redis_url, "--prefix", settings.key_prefix, "--partitions", str(settings.partitions)]
     kinds = ["worker"] * workers + ["projector"] * projectors

@@ -28,7 +28,6 @@ A complete runnable example is ``services/bots/examples/greedy.py``.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,7 +43,6 @@ from services.logs import get_logger
 from services.pipeline.client import Timeout
 
 log = get_logger("bot")
-MAX_COMMAND_ID = 48  # the gateway's idempotency keys: [A-Za-z0-9_.:-]{1,48}
 
 # A lost connection to the gateway (services.client.errors.Unavailable is a ConnectionError) or to Redis
 # (restarting, unreachable, still loading its data) is one of these too.
@@ -79,10 +77,10 @@ class SeatRunner:
     max_attempts = 5
 
     def command_id(self, version: int, attempt: int) -> str:
-        tail = f"-{self.seat}-v{version}-a{attempt}"
-        if len(self.match_id) + len(tail) <= MAX_COMMAND_ID:
-            return self.match_id + tail
-        return hashlib.sha256(self.match_id.encode()).hexdigest()[:16] + tail
+        """The same decision gets the same id (a resend after a lost answer is applied at most once). Ids are
+        per match (the at-most-once record is the match's), so the match id is not part of it: every byte
+        here is kept in the log, the record and the results."""
+        return f"{self.seat}-v{version}-a{attempt}"
 
     def run(self) -> ViewRecord:
         """Play until the match ends; returns the seat's final view record."""

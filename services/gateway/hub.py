@@ -120,7 +120,9 @@ class MatchHub:
                         self._on_result(result_entry(fields, self.match_id))
                     else:
                         updates_pos = entry_id.decode()
-                        self._on_update(Update(fields[b"k"].decode(), int(fields[b"v"])))
+                        version = int(fields[b"v"])
+                        for key in fields[b"k"].decode().split(","):  # every view written at that version
+                            self._on_update(Update(key, version))
                 except Exception as e:  # an unreadable entry is skipped, never read again and again
                     log.error("unreadable entry", match_id=self.match_id, entry=entry_id, error=repr(e))
         self._positions = (results_pos, updates_pos)

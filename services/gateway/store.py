@@ -13,7 +13,7 @@ from typing import Any, cast
 
 import redis.asyncio as aioredis
 
-from schemas.codec import pack, unpack, unpack_obj, unpack_result
+from schemas.codec import pack, unpack_obj, unpack_result, unpack_view
 from schemas.envelopes import CommandEnvelope, CommandResult, EventEnvelope, MatchMeta, ViewRecord
 from schemas.logentry import LOOKBACK, Cause, first_cause, load_slice, log_and_feed, starts_inside_command
 from services.games import get_game
@@ -140,7 +140,7 @@ class GatewayStore:
     # -- views and logs --------------------------------------------------------------------------
     async def view(self, match_id: str, key: str) -> ViewRecord | None:
         data = await self.r.hget(self.keys.view(match_id, key), "d")
-        return unpack(ViewRecord, cast(bytes, data)) if data is not None else None
+        return unpack_view(cast(bytes, data)) if data is not None else None
 
     async def read_log(self, match_id: str, game: str, after: int = 0, limit: int | None = None) -> list[EventEnvelope]:
         """As the event store's ``read_log`` (``schemas.logentry``), on the gateway's connection."""

@@ -13,7 +13,8 @@ Layout (every key under ``<prefix>:{p}``, see :mod:`services.keys`):
 - ``match:<id>:seen`` hash command id -> the result (``schemas.codec.pack_result``: a compact array without
   the match id; results stored before as a map are still read) — the at-most-once record, kept with the log;
   ``match:<id>:results`` stream of the same results for waiting clients, trimmed, expiring after the end.
-- ``match:<id>:view:<key>`` hash {v: version, d: packed ViewRecord}; ``match:<id>:updates`` stream (k, v).
+- ``match:<id>:view:<key>`` hash {v: version, d: ViewRecord (``schemas.codec.pack_view``: msgpack, zlib)}; ``match:<id>:updates`` stream, one entry per
+  version written: {k: the view keys written at it, comma-separated, v: version}, trimmed.
 - ``matches:<status>`` sorted sets of match ids by creation time, for listing.
 
 Every multi-key write is one Lua script (``lua/*.lua``) over the keys of one partition, all passed in KEYS,
@@ -38,7 +39,7 @@ from typing import Any, cast
 
 import redis
 
-from schemas.codec import pack, pack_obj, pack_result, result_entry, unpack, unpack_obj, unpack_result
+from schemas.codec import pack, pack_obj, pack_result, pack_view, result_entry, unpack_obj, unpack_result, unpack_view
 from schemas.envelopes import CommandResult, EventEnvelope, MatchMeta, ViewRecord
 from schemas.logentry import LOOKBACK, Cause, first_cause, load_slice, log_and_feed, starts_inside_command
 from services.faults import armed, fault_point
@@ -365,16 +366,16 @@ class RedisStore:
         keys = [*(k.view(match_id, r.key) for r in records), k.meta(match_id), k.updates(match_id)]
         args: list[Any] = [self._settings.updates_maxlen]
         for record in records:
-            args += [record.key, record.version, pack(record)]
+            args += [record.key, record.version, pack_view(record)]
         self._put_views(keys=keys, args=args)
 
     def get_view(self, match_id: str, key: str) -> ViewRecord | None:
         data = self._r.hget(self._keys.view(match_id, key), "d")
-        return unpack(ViewRecord, cast(bytes, data)) if data is not None else None
+        return unpack_view(cast(bytes, data)) if data is not None else None
 
     def read_updates(self, match_id: str, after: str, block_ms: int) -> list[tuple[str, str, int]]:
         entries = self._xread(self._keys.updates(match_id), after, block_ms)
-        return [(i, fields[b"k"].decode(), int(fields[b"v"])) for i, fields in entries]
+        return [(i, key, int(fields[b"v"])) for i, fields in entries for key in fields[b"k"].decode().split(",")]
 
     def updates_end(self, match_id: str) -> str:
         return self._end(self._keys.updates(match_id))
