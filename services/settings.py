@@ -15,6 +15,8 @@
 ``AIRSHIP_MAX_DELIVERIES``     deliveries after which a command goes to the dead-letter stream
 ``AIRSHIP_FEED_MAXLEN``        approximate length the partition feeds are trimmed to
 ``AIRSHIP_RESULTS_MAXLEN``     approximate length a match's results stream is trimmed to
+``AIRSHIP_APPEND_REPLICAS``    worker: replicas an append must reach (``WAIT``) before it is acknowledged (0: none)
+``AIRSHIP_APPEND_WAIT_MS``     worker: how long it waits for them; short of them, the batch is delivered again
 ``AIRSHIP_UPDATES_MAXLEN``     approximate length a match's view-announcement stream is trimmed to
 ``AIRSHIP_RESULTS_TTL_S``      a finished match's results stream expires this long after the end
 ``AIRSHIP_GAME_MODULES``       games beyond the built-in ones, comma-separated: ``module:attribute`` (the game
@@ -70,6 +72,8 @@ _ENV = {
     "max_deliveries": "AIRSHIP_MAX_DELIVERIES",
     "feed_maxlen": "AIRSHIP_FEED_MAXLEN",
     "results_maxlen": "AIRSHIP_RESULTS_MAXLEN",
+    "append_replicas": "AIRSHIP_APPEND_REPLICAS",
+    "append_wait_ms": "AIRSHIP_APPEND_WAIT_MS",
     "updates_maxlen": "AIRSHIP_UPDATES_MAXLEN",
     "results_ttl_s": "AIRSHIP_RESULTS_TTL_S",
     "game_modules": "AIRSHIP_GAME_MODULES",
@@ -117,6 +121,8 @@ class Settings:
     claim_every_s: float = CLAIM_EVERY_S
     max_deliveries: int = MAX_DELIVERIES
     feed_maxlen: int = 100_000
+    append_replicas: int = 0  # WAIT for this many replicas before a worker acknowledges its appends
+    append_wait_ms: int = 1000
     results_maxlen: int = 100  # live delivery only: a reader further behind asks the seen record
     updates_maxlen: int = 100
     results_ttl_s: int = 86_400

@@ -20,6 +20,7 @@ from services.games import get_game
 from services.games.errors import BadOptions
 from services.games.rng import derive_rng
 from services.keys import Keys
+from services.pipeline import redis_conn
 from services.pipeline.auth import hash_credential, new_token
 from services.pipeline.redis_backend import STATUSES, _meta_fields, _meta_from, lua
 from services.pipeline.redis_streams import FIELD, entries_of, text
@@ -33,9 +34,7 @@ def connect_async(url: str, max_connections: int = 2000, socket_timeout_s: float
     """The gateway's client. ``socket_timeout_s``: the longest wait for a reply (None: redis-py's default, 5 s);
     a client for blocking reads needs their block time plus a margin, or an idle read that ends normally
     (nil at the end of its block) arrives after the client gave up on it: a TimeoutError and a lost connection."""
-    options: dict[str, Any] = {} if socket_timeout_s is None else {"socket_timeout": socket_timeout_s}
-    return aioredis.Redis.from_url(url, decode_responses=False, socket_keepalive=True, health_check_interval=30,
-                                   max_connections=max_connections, **options)
+    return cast(aioredis.Redis, redis_conn.connect_async(url, max_connections, socket_timeout_s))
 
 
 class GatewayStore:

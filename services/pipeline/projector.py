@@ -153,8 +153,8 @@ class Projector:
             return self._park(match_id, "failed repeatedly (the projector may have died building it)", deliveries)
         try:
             loaded = None
-            for _, envelope in entries:
-                loaded = self._apply(envelope) or loaded
+            for delivery, envelope in entries:
+                loaded = self._apply(envelope, fresh=delivery.deliveries == 1) or loaded
             if loaded is None:
                 return True  # an unknown match: nothing to build (logged in _apply)
             records = build_views(loaded)
@@ -179,7 +179,11 @@ class Projector:
                   error=error, deliveries=deliveries)
         return True
 
-    def _apply(self, envelope: EventEnvelope) -> Loaded | None:
+    def _apply(self, envelope: EventEnvelope, fresh: bool = False) -> Loaded | None:
+        """Fold one feed event into the match's cached state. ``fresh``: its first delivery. A fresh event at
+        a version the cache already holds means the log was rewritten from there (writes lost in a failover
+        to a replica that had not got them, then written anew; or an operator's unpark, which repeats the
+        newest event): the state is rebuilt from the log."""
         loaded = self.cache.get(envelope.match_id)
         if loaded is None:
             meta = self.store.meta(envelope.match_id)
@@ -188,6 +192,12 @@ class Projector:
                 return None
             return self.cache.load(meta)  # built from the log, which holds this event already
         if envelope.version <= loaded.version:
+            if fresh:
+                metrics.VIEW_REBUILDS.inc()
+                log.warning("an event at a version already applied; rebuilding from the log",
+                            match_id=envelope.match_id, have=loaded.version, got=envelope.version)
+                self.cache.forget(envelope.match_id)
+                return self.cache.load(loaded.meta)
             return loaded  # re-delivered: already applied
         if envelope.version == loaded.version + 1:
             loaded.state = loaded.game.evolve(loaded.state, to_event(envelope))

@@ -13,8 +13,9 @@ Layout (every key under ``<prefix>:{p}``, see :mod:`services.keys`):
 - ``match:<id>:seen`` hash command id -> the result (``schemas.codec.pack_result``: a compact array without
   the match id; results stored before as a map are still read) — the at-most-once record, kept with the log;
   ``match:<id>:results`` stream of the same results for waiting clients, trimmed, expiring after the end.
-- ``match:<id>:view:<key>`` hash {v: version, d: ViewRecord (``schemas.codec.pack_view``: msgpack, zlib)}; ``match:<id>:updates`` stream, one entry per
-  version written: {k: the view keys written at it, comma-separated, v: version}, trimmed.
+- ``match:<id>:view:<key>`` hash {v: version, d: ViewRecord (``schemas.codec.pack_view``: msgpack, zlib)};
+  ``match:<id>:updates`` stream, one entry per version written: {k: the view keys written at it,
+  comma-separated, v: version}, trimmed.
 - ``matches:<status>`` sorted sets of match ids by creation time, for listing.
 
 Every multi-key write is one Lua script (``lua/*.lua``) over the keys of one partition, all passed in KEYS,
@@ -46,6 +47,8 @@ from services.faults import armed, fault_point
 from services.keys import PROJECTORS_GROUP, Keys
 from services.pipeline.client import Client
 from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, Delivery, Pending
+from services.pipeline.redis_conn import connect as connect  # (re-exported: most callers import it from here)
+from services.pipeline.redis_conn import queue_script, retry_noscript, wait_replicas
 from services.pipeline.redis_streams import (
     FIELD,
     GroupStreams,
@@ -64,25 +67,6 @@ STATUSES = ("open", "running", "finished")
 @cache
 def lua(name: str) -> str:
     return (LUA_DIR / f"{name}.lua").read_text()
-
-
-def connect(url: str, socket_timeout_s: float | None = None, retries: int | None = None) -> redis.Redis:
-    """A client for one process (thread-safe: a pool of connections). Bytes in, bytes out.
-
-    ``socket_timeout_s``: longest wait for any reply (a frozen Redis must not hold a process for ever; a
-    blocking read needs its block time plus a margin); ``retries``: how often redis-py retries a command
-    that timed out or lost its connection, backing off in between (None: redis-py's default). A service
-    loop has its own back-off and passes 0, so a SIGTERM is honoured within one timeout."""
-    options: dict[str, Any] = {}
-    if socket_timeout_s is not None:
-        options["socket_timeout"] = socket_timeout_s
-    if retries is not None:
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
-
-        options["retry"] = Retry(NoBackoff(), retries)
-    return redis.Redis.from_url(url, decode_responses=False, socket_keepalive=True, health_check_interval=30,
-                                **options)
 
 
 def delete_prefix(r: redis.Redis, prefix: str) -> int:
@@ -136,6 +120,10 @@ def _outcomes(replies: Any, items: Sequence[AppendItem], match_id: str) -> list[
         else:
             out.append(AppendOutcome(status, version, item.result if status is AppendStatus.APPENDED else None))
     return out
+
+
+class NotReplicated(redis.exceptions.RedisError):
+    """An append that did not reach the replicas asked for (``append_replicas``) in time."""
 
 
 class RedisStore:
@@ -226,6 +214,8 @@ class RedisStore:
                finished: bool = False) -> AppendOutcome:
         item = AppendItem(expected_version, events, result, finished)
         keys, args = self._chain_call(match_id, [item], strict=False)
+        if self._settings.append_replicas > 0:
+            return self._append_replicated({match_id: [item]}, strict=False)[match_id][0]
         try:
             replies = self._append(keys=keys, args=args)
         except redis.ResponseError as e:
@@ -233,24 +223,55 @@ class RedisStore:
         return _outcomes(replies, [item], match_id)[0]
 
     def append_chains(self, chains: Mapping[str, Sequence[AppendItem]]) -> dict[str, list[AppendOutcome]]:
+        if self._settings.append_replicas > 0:
+            return self._append_replicated(chains, strict=True)
         calls = [(match_id, items) for match_id, items in chains.items() if items]
         replies: list[Any] = []
         pipe = self._r.pipeline(transaction=False)
+        sent: list[tuple[list[str], list[Any]]] = []
         for i, (match_id, items) in enumerate(calls):
             if i and i == len(calls) // 2 and armed("between_appends"):
                 # Test only: send the first half and die, as a worker killed while its pipeline was on the wire.
-                replies += pipe.execute(raise_on_error=False)
+                replies += retry_noscript(pipe.execute(raise_on_error=False), self._append, sent)
                 fault_point("between_appends")
-                pipe = self._r.pipeline(transaction=False)
+                pipe, sent = self._r.pipeline(transaction=False), []
             keys, args = self._chain_call(match_id, items, strict=True)
-            self._append(keys=keys, args=args, client=pipe)
-        replies += pipe.execute(raise_on_error=False)
+            queue_script(pipe, self._append, keys, args)
+            sent.append((keys, args))
+        replies += retry_noscript(pipe.execute(raise_on_error=False), self._append, sent)
+        return self._sorted(calls, replies)
+
+    def _sorted(self, calls: Sequence[tuple[str, Sequence[AppendItem]]],
+                replies: Sequence[Any]) -> dict[str, list[AppendOutcome]]:
         out: dict[str, list[AppendOutcome]] = {}
         for (match_id, items), reply in zip(calls, replies, strict=True):
             if isinstance(reply, redis.ResponseError):
                 raise _unknown_match(match_id, reply)
             out[match_id] = _outcomes(reply, items, match_id)
         return out
+
+    def _append_replicated(self, chains: Mapping[str, Sequence[AppendItem]],
+                           strict: bool) -> dict[str, list[AppendOutcome]]:
+        """The appends, then ``WAIT`` on each node written (same pipeline, same connections): only when every
+        node has ``append_replicas`` replicas with the writes are the outcomes returned; else
+        :class:`NotReplicated` is raised and the worker acknowledges nothing of the batch (its commands are
+        delivered again; the at-most-once record answers those that did survive)."""
+        s = self._settings
+        calls = [(match_id, items) for match_id, items in chains.items() if items]
+        pipe = self._r.pipeline(transaction=False)
+        sent = [self._chain_call(match_id, items, strict=strict) for match_id, items in calls]
+        for keys, args in sent:
+            queue_script(pipe, self._append, keys, args)
+        wait_replicas(self._r, [keys[0] for keys, _ in sent], s.append_replicas, s.append_wait_ms, pipe)
+        replies = pipe.execute(raise_on_error=False)
+        appended, waits = replies[:len(calls)], replies[len(calls):]
+        if any(isinstance(r, redis.exceptions.NoScriptError) for r in appended):
+            raise NotReplicated("a node did not know the append script yet (loaded now); the batch is sent again")
+        short = [w for w in waits if isinstance(w, Exception) or int(w) < s.append_replicas]
+        if short:
+            raise NotReplicated(f"appended, but not on {s.append_replicas} replica(s) within {s.append_wait_ms} ms "
+                                f"({short}); acknowledged once delivered again")
+        return self._sorted(calls, appended)
 
     def _append_keys(self, match_id: str) -> list[str]:
         keys = self._append_keys_cache.get(match_id)

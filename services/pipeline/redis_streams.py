@@ -5,8 +5,11 @@ Reading all partitions: a sweep sends one non-blocking ``XREADGROUP`` per partit
 round trip (each partition asked for its share of ``count``, so never more than ``count`` in all),
 starting from a rotating partition for fairness. Only when a sweep finds nothing does the reader block,
 in one ``XREADGROUP ... BLOCK`` over every partition with ``COUNT 1``; it wakes on the first new entry
-(a wake-up may bring one entry from each of several partitions). On Redis Cluster the blocking call
-would have to be made per node; the sweep already works there, as every call names one key.
+(a wake-up may bring one entry from each of several partitions). On Redis Cluster one call cannot span
+slots (every partition is its own slot), so an idle reader of several partitions sweeps again after a pause
+that grows from 1 ms to ``CLUSTER_POLL_MAX_MS`` (reset by any entry): a loaded reader never pauses, an idle
+one sends a sweep (one pipelined call per node) about 40 times a second. A read blocked on a slot that
+moves away is woken with ``UNBLOCKED``: an empty read, and the next call goes to the new owner.
 """
 
 from __future__ import annotations
@@ -19,9 +22,11 @@ import redis
 
 from services.keys import WORKERS_GROUP, Keys
 from services.pipeline.ports import Delivery, Pending
+from services.pipeline.redis_conn import is_cluster
 
 FIELD = b"e"  # every stream entry carries its payload in one field
 DEAD_MAXLEN = 10_000
+CLUSTER_POLL_MAX_MS = 25
 FORGET_AFTER = 10
 """A worker's heartbeat this many expiry periods old is deleted from the members hash."""
 
@@ -71,6 +76,7 @@ class GroupStreams:
         self.names = list(names)
         self.group = group
         self._start = 0
+        self._cluster = is_cluster(r)
         ensure_groups(r, self.names, group)
 
     def _deliveries(self, reply: object, deliveries: int = 1) -> list[Delivery]:
@@ -90,8 +96,12 @@ class GroupStreams:
             out = self._sweep(consumer, count, names)
             if out or block_ms <= 0:
                 return out
+            if self._cluster and len(names) > 1:
+                return self._poll(consumer, count, names, block_ms)
             woken = self._r.xreadgroup(self.group, consumer, dict.fromkeys(names, ">"), count=1, block=block_ms)
         except redis.ResponseError as e:
+            if "UNBLOCKED" in str(e):  # the slot moved while the read was blocked on it
+                return []
             if "NOGROUP" not in str(e):
                 raise
             ensure_groups(self._r, self.names, self.group)  # the streams were deleted under us
@@ -100,6 +110,18 @@ class GroupStreams:
         if 0 < len(out) < count:
             out += self._sweep(consumer, count - len(out), names)
         return out
+
+    def _poll(self, consumer: str, count: int, names: list[str], block_ms: int) -> list[Delivery]:
+        """Redis Cluster: sweep again after growing pauses until something comes or ``block_ms`` passed."""
+        deadline = time.monotonic() + block_ms / 1000
+        pause_ms = 1.0
+        while (left := deadline - time.monotonic()) > 0:
+            time.sleep(min(pause_ms / 1000, left))
+            out = self._sweep(consumer, count, names)
+            if out:
+                return out
+            pause_ms = min(pause_ms * 2, CLUSTER_POLL_MAX_MS)
+        return []
 
     def _sweep(self, consumer: str, count: int, names: list[str]) -> list[Delivery]:
         start = self._start % len(names)

@@ -389,6 +389,10 @@ class Worker:
             if outcome.status is AppendStatus.DUPLICATE:
                 metrics.COMMANDS.labels(game_name, "duplicate").inc()
                 return outcome.result
+            if outcome.version < version:  # the store is behind the cached state: writes were lost (a failover
+                self.cache.forget(env.match_id)  # to a replica that had not got them): rebuild from the log
+                log.warning("cached state ahead of the store; rebuilt from the log", match_id=env.match_id,
+                            cached=version, stored=outcome.version)
             metrics.CONFLICTS.inc()
         raise Retry(f"{self.settings.conflict_retries} version conflicts in a row on {env.match_id}")
 
