@@ -36,7 +36,7 @@ class Received:
 class Ledger:
     """What the clients sent and got back; ``epoch`` is advanced by the Redis restarter."""
 
-    sent: dict[str, str] = field(default_factory=dict)  # command id -> match id
+    sent: set[tuple[str, str]] = field(default_factory=set)  # (match id, command id): ids are per match
     received: list[Received] = field(default_factory=list)
     credentials: list[str] = field(default_factory=list)
     epoch: int = 0
@@ -44,7 +44,7 @@ class Ledger:
 
     def note_sent(self, command_id: str, match_id: str) -> None:
         with self.lock:
-            self.sent[command_id] = match_id
+            self.sent.add((match_id, command_id))
 
     def note_received(self, result: CommandResult) -> None:
         with self.lock:

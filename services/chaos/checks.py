@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -47,19 +47,19 @@ class Findings:
     events_checked: int = 0
 
 
-def check(backend: RedisBackend, sent: dict[str, str], received: Iterable[tuple[CommandResult, int]],
+def check(backend: RedisBackend, sent: Collection[tuple[str, str]], received: Iterable[tuple[CommandResult, int]],
           restarts: int, credentials: Iterable[str], log_files: Iterable[Path]) -> Findings:
     found = Findings()
     results = _recorded_results(backend, sent)
-    found.lost_commands = sum(1 for cid in sent if results.get(cid) is None)
+    found.lost_commands = sum(1 for key in sent if results.get(key) is None)
     logs: dict[str, list[EventEnvelope]] = {}
-    for match_id in sorted(set(sent.values())):
+    for match_id in sorted({m for m, _ in sent}):
         log = backend.store.read_log(match_id)
         logs[match_id] = log
         found.events_checked += len(log)
         if [e.version for e in log] != list(range(1, len(log) + 1)) or backend.store.version(match_id) != len(log):
             found.version_gaps += 1
-        found.applied_twice += _applied_twice(log, results)
+        found.applied_twice += _applied_twice(log, {c: r for (m, c), r in results.items() if m == match_id})
         found.views_differing += _views_differing(backend, match_id, log)
     for result, epoch in received:
         if result.status != "accepted":
@@ -75,13 +75,14 @@ def check(backend: RedisBackend, sent: dict[str, str], received: Iterable[tuple[
     return found
 
 
-def _recorded_results(backend: RedisBackend, sent: dict[str, str]) -> dict[str, CommandResult | None]:
+def _recorded_results(backend: RedisBackend,
+                      sent: Collection[tuple[str, str]]) -> dict[tuple[str, str], CommandResult | None]:
     pipe = backend.redis.pipeline(transaction=False)
-    ids = list(sent.items())
-    for command_id, match_id in ids:
+    ids = sorted(sent)
+    for match_id, command_id in ids:
         pipe.hget(backend.settings.keys.seen(match_id), command_id)
-    return {cid: unpack_result(raw, match_id, cid) if raw is not None else None
-            for (cid, match_id), raw in zip(ids, pipe.execute(), strict=True)}
+    return {(mid, cid): unpack_result(raw, mid, cid) if raw is not None else None
+            for (mid, cid), raw in zip(ids, pipe.execute(), strict=True)}
 
 
 def _applied_twice(log: list[EventEnvelope], results: dict[str, CommandResult | None]) -> int:

@@ -10,6 +10,7 @@ checks of :mod:`services.chaos.checks` run over everything that was sent, receiv
 
 from __future__ import annotations
 
+import os
 import random
 import tempfile
 import threading
@@ -24,10 +25,13 @@ from typing import Any
 
 from services.chaos.bots import Ledger, MatchRun, RecordingClient, play, retrying
 from services.chaos.checks import Findings, check
+from services.chaos.cluster_faults import ClusterFaults
 from services.chaos.procs import Fleet, Killer
+from services.chaos.redis_cluster import OwnCluster
 from services.chaos.redis_server import OwnRedis
 from services.games import builtin_games, get_game
 from services.pipeline.redis_backend import RedisBackend, delete_prefix
+from services.pipeline.redis_conn import ADDRESSES_ENV
 from services.settings import Settings
 
 
@@ -45,6 +49,8 @@ class ChaosOptions:
     timeout_s: float = 60.0
     games: list[str] | None = None
     keep_keys: bool = False
+    cluster: bool = False  # a private Redis Cluster, with slots moved and masters killed (cluster_faults)
+    append_replicas: int = 1  # with cluster: AIRSHIP_APPEND_REPLICAS of the workers
     deadline_s: float = 3600.0  # matches still running then are given up (and reported unfinished)
 
 
@@ -59,6 +65,8 @@ class ChaosReport:
     rejected: int
     worker_kills: int
     redis_restarts: int
+    slots_moved: int
+    failovers: int
     services_crashed: int
     seconds: float
     findings: Findings
@@ -102,6 +110,8 @@ Progress = Callable[[int, int, float], None]
 
 
 def run_chaos(opts: ChaosOptions, progress: Progress | None = None) -> ChaosReport:
+    if opts.cluster:
+        return _run_on_cluster(opts, progress)
     with tempfile.TemporaryDirectory(prefix="airship-chaos-") as tmp:
         server = None
         url = opts.redis_url
@@ -117,8 +127,26 @@ def run_chaos(opts: ChaosOptions, progress: Progress | None = None) -> ChaosRepo
                 server.stop()
 
 
+def _run_on_cluster(opts: ChaosOptions, progress: Progress | None) -> ChaosReport:
+    """The run on its own cluster: every process (and this one) is told the nodes, so a client starts even
+    while the URL's node is the master just killed."""
+    with tempfile.TemporaryDirectory(prefix="airship-chaos-") as tmp, OwnCluster(Path(tmp) / "cluster") as cluster:
+        env = {ADDRESSES_ENV: cluster.addresses, "AIRSHIP_APPEND_REPLICAS": str(opts.append_replicas)}
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            base = Settings.from_env(redis_url=cluster.url("admin") + "?cluster=yes")
+            return _run(opts, base, Path(tmp), None, progress, cluster)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+
 def _run(opts: ChaosOptions, base: Settings, tmp: Path, server: OwnRedis | None,
-         progress: Progress | None) -> ChaosReport:
+         progress: Progress | None, cluster: OwnCluster | None = None) -> ChaosReport:
     settings = base.with_(key_prefix=f"{base.key_prefix}-chaos-{uuid.uuid4().hex[:8]}", partitions=opts.partitions,
                           block_ms=200, claim_idle_ms=1000, claim_every_s=0.5, max_deliveries=20)
     games = opts.games or builtin_games()
@@ -134,12 +162,15 @@ def _run(opts: ChaosOptions, base: Settings, tmp: Path, server: OwnRedis | None,
     fleet = Fleet(settings, opts.workers, tmp)
     killer = Killer(fleet, opts.kill_every_s, opts.seed)
     restarter = Restarter(server, fleet, ledger, opts.restart_every_s) if server is not None else None
+    faults = ClusterFaults(cluster, settings, ledger, opts.restart_every_s, opts.seed) if cluster else None
     started = time.monotonic()
     runs: list[MatchRun] = []
     try:
         killer.start()
         if restarter is not None:
             restarter.start()
+        if faults is not None:
+            faults.start()
         with ThreadPoolExecutor(max_workers=opts.concurrency, thread_name_prefix="chaos-match") as pool:
             deadline = started + opts.deadline_s
             futures = [pool.submit(play, client, *p, opts.timeout_s, deadline) for p in plan]
@@ -155,15 +186,18 @@ def _run(opts: ChaosOptions, base: Settings, tmp: Path, server: OwnRedis | None,
         killer.stop()
         if restarter is not None:
             restarter.stop()
+        if faults is not None:
+            faults.stop()
     seconds = time.monotonic() - started
     try:
-        _await_results(backend, dict(ledger.sent), opts.timeout_s)
+        _await_results(backend, set(ledger.sent), opts.timeout_s)
         _await_projector(backend, [r.match_id for r in runs], opts.timeout_s)
         crashed = len(fleet.crashed())
     finally:
         fleet.stop()
-    findings = check(backend, ledger.sent, [(r.result, r.epoch) for r in ledger.received],
-                     server.restarts if server else 0, ledger.credentials, fleet.log_files())
+    epochs = server.restarts if server else faults.counts.failovers if faults else 0
+    findings = check(backend, ledger.sent, [(r.result, r.epoch) for r in ledger.received], epochs,
+                     ledger.credentials, fleet.log_files())
     if not opts.keep_keys:
         delete_prefix(backend.redis, settings.key_prefix)
     backend.close()
@@ -172,21 +206,24 @@ def _run(opts: ChaosOptions, base: Settings, tmp: Path, server: OwnRedis | None,
                        commands_sent=len(ledger.sent), results_received=len(results),
                        accepted=sum(r.status == "accepted" for r in results),
                        rejected=sum(r.status == "rejected" for r in results), worker_kills=fleet.kills,
-                       redis_restarts=server.restarts if server else 0, services_crashed=crashed,
+                       redis_restarts=server.restarts if server else 0,
+                       slots_moved=faults.counts.slots_moved if faults else 0,
+                       failovers=faults.counts.failovers if faults else 0, services_crashed=crashed,
                        seconds=seconds, findings=findings,
-                       errors=[f"{r.match_id}: {r.error}" for r in runs if r.error])
+                       errors=[f"{r.match_id}: {r.error}" for r in runs if r.error]
+                       + (faults.counts.errors if faults else []))
 
 
-def _await_results(backend: RedisBackend, sent: dict[str, str], timeout_s: float) -> None:
+def _await_results(backend: RedisBackend, sent: set[tuple[str, str]], timeout_s: float) -> None:
     """Until every command the service took (XADD answered) has a recorded result, or the time is up: a
     command still pending with a killed worker is claimed by another only after the claim timeout, which
     can be after its match ended (the check then reports what is still missing as lost)."""
     deadline = time.monotonic() + timeout_s
-    waiting = dict(sent)
+    waiting = set(sent)
     while waiting and time.monotonic() < deadline:
-        for command_id, match_id in list(waiting.items()):
+        for match_id, command_id in list(waiting):
             if retrying(partial(backend.store.result, match_id, command_id)) is not None:
-                del waiting[command_id]
+                waiting.discard((match_id, command_id))
         if waiting:
             time.sleep(0.1)
 
@@ -214,13 +251,15 @@ ROWS: list[tuple[str, Callable[[ChaosReport], object]]] = [
     ("events checked", lambda r: r.findings.events_checked),
     ("workers killed (SIGKILL)", lambda r: r.worker_kills),
     ("Redis restarts", lambda r: r.redis_restarts),
+    ("cluster slots moved during play", lambda r: r.slots_moved),
+    ("cluster masters killed (replica promoted)", lambda r: r.failovers),
     ("seconds", lambda r: f"{r.seconds:.1f}"),
     ("lost commands", lambda r: r.findings.lost_commands),
     ("commands applied twice", lambda r: r.findings.applied_twice),
     ("version gaps", lambda r: r.findings.version_gaps),
     ("views different from a replay", lambda r: r.findings.views_differing),
-    ("acknowledged results checked over a restart", lambda r: r.findings.acked_before_restart),
-    ("acknowledged events lost over a restart", lambda r: r.findings.acked_lost_over_restart),
+    ("acknowledged results checked over a restart/failover", lambda r: r.findings.acked_before_restart),
+    ("acknowledged events lost over a restart/failover", lambda r: r.findings.acked_lost_over_restart),
     ("acknowledged events lost in all", lambda r: r.findings.acked_lost),
     ("dead letters", lambda r: r.findings.dead_letters),
     ("credentials in data or logs", lambda r: r.findings.leaked_credentials),

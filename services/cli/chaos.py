@@ -20,7 +20,13 @@ def add_chaos(sub: SubParsers) -> None:
     p.add_argument("--kill-every-s", type=float, default=3.0, help="mean time between worker kills")
     p.add_argument("--restart-redis", action="store_true",
                    help="run a private redis-server (AOF, appendfsync always) and restart it during the run")
-    p.add_argument("--restart-every-s", type=float, default=20.0)
+    p.add_argument("--restart-every-s", type=float, default=20.0,
+                   help="time between Redis restarts, or between cluster faults with --cluster")
+    p.add_argument("--cluster", action="store_true",
+                   help="run a private Redis Cluster (3 masters, 1 replica each) and, in turn, move a busy "
+                        "partition's slot to another master and kill a master during the run")
+    p.add_argument("--append-replicas", type=int, default=1,
+                   help="with --cluster: replicas each append must reach before it is acknowledged (0: none)")
     p.add_argument("--partitions", type=int, default=4)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--game", action="append", default=None, help="a game (repeatable); all built-in if absent")
@@ -37,7 +43,8 @@ def cmd_chaos(args: argparse.Namespace) -> int:
                         concurrency=args.concurrency, kill_every_s=args.kill_every_s,
                         restart_redis=args.restart_redis, restart_every_s=args.restart_every_s,
                         partitions=args.partitions, seed=args.seed, timeout_s=args.timeout_s, games=args.game,
-                        keep_keys=args.keep_keys, deadline_s=args.deadline_s)
+                        keep_keys=args.keep_keys, deadline_s=args.deadline_s, cluster=args.cluster,
+                        append_replicas=args.append_replicas)
 
     def progress(done: int, total: int, elapsed_s: float) -> None:
         print(f"chaos: {done}/{total} matches, {elapsed_s:.0f}s", file=sys.stderr, flush=True)

@@ -258,15 +258,21 @@ class RedisStore:
         delivered again; the at-most-once record answers those that did survive)."""
         s = self._settings
         calls = [(match_id, items) for match_id, items in chains.items() if items]
-        pipe = self._r.pipeline(transaction=False)
         sent = [self._chain_call(match_id, items, strict=strict) for match_id, items in calls]
-        for keys, args in sent:
-            queue_script(pipe, self._append, keys, args)
-        wait_replicas(self._r, [keys[0] for keys, _ in sent], s.append_replicas, s.append_wait_ms, pipe)
-        replies = pipe.execute(raise_on_error=False)
-        appended, waits = replies[:len(calls)], replies[len(calls):]
-        if any(isinstance(r, redis.exceptions.NoScriptError) for r in appended):
-            raise NotReplicated("a node did not know the append script yet (loaded now); the batch is sent again")
+        for _ in range(2):
+            pipe = self._r.pipeline(transaction=False)
+            for keys, args in sent:
+                queue_script(pipe, self._append, keys, args)
+            wait_replicas(self._r, [keys[0] for keys, _ in sent], s.append_replicas, s.append_wait_ms, pipe)
+            replies = pipe.execute(raise_on_error=False)
+            appended, waits = replies[:len(calls)], replies[len(calls):]
+            if not any(isinstance(r, redis.exceptions.NoScriptError) for r in appended):
+                break
+            # A node that had not loaded the script (a replica just promoted): load it everywhere and send the
+            # batch again; the calls that did run answer as duplicates with their results.
+            self._r.script_load(lua("append"))
+        else:
+            raise NotReplicated("a node did not run the append script; the batch is delivered again")
         short = [w for w in waits if isinstance(w, Exception) or int(w) < s.append_replicas]
         if short:
             raise NotReplicated(f"appended, but not on {s.append_replicas} replica(s) within {s.append_wait_ms} ms "

@@ -24,6 +24,7 @@ from redis.cluster import ClusterPipeline, RedisCluster
 from redis.commands.core import Script
 
 CLUSTER_ENV = "AIRSHIP_REDIS_CLUSTER"
+ADDRESSES_ENV = "AIRSHIP_REDIS_ADDRESSES"  # host:port,... more cluster nodes to start from (also KEDA's field)
 YES, NO = ("yes", "1", "true", "on"), ("no", "0", "false", "off")
 
 
@@ -86,8 +87,21 @@ def connect(url: str, socket_timeout_s: float | None = None, retries: int | None
     if cluster is None:
         cluster = server_is_cluster(url, {k: v for k, v in options.items() if k != "retry"})
     if cluster:
-        return cast(redis.Redis, RedisCluster.from_url(url, **options))
+        return cast(redis.Redis, RedisCluster.from_url(url, startup_nodes=startup_nodes(), **options))
     return redis.Redis.from_url(url, health_check_interval=30, **options)
+
+
+def startup_nodes() -> list[Any]:
+    """The nodes of ``AIRSHIP_REDIS_ADDRESSES`` besides the URL's: a client then starts while any one node is
+    down (the URL's host may be a node that just failed)."""
+    from redis.cluster import ClusterNode
+
+    nodes = []
+    for address in os.environ.get(ADDRESSES_ENV, "").split(","):
+        host, _, port = address.strip().rpartition(":")
+        if host and port.isdigit():
+            nodes.append(ClusterNode(host, int(port)))  # type: ignore[no-untyped-call]
+    return nodes
 
 
 def is_cluster(r: object) -> bool:
@@ -145,5 +159,8 @@ def connect_async(url: str, max_connections: int = 2000, socket_timeout_s: float
     if cluster is None:
         cluster = server_is_cluster(url, {"socket_timeout": socket_timeout_s or 5.0})
     if cluster:
-        return AsyncRedisCluster.from_url(url, **options)
+        from redis.asyncio.cluster import ClusterNode as AsyncClusterNode
+
+        nodes = [AsyncClusterNode(n.host, n.port) for n in startup_nodes()]
+        return AsyncRedisCluster.from_url(url, startup_nodes=nodes, **options)
     return aioredis.Redis.from_url(url, health_check_interval=30, **options)

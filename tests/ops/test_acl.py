@@ -250,7 +250,7 @@ ALLOWED: dict[str, list[tuple[str, ...]]] = {
         ("XTRIM", CMDS, "MINID", "~", "1-0"), ("XADD", DEAD, "MAXLEN", "~", "10000", "*", "k", "v"),
         ("XRANGE", LOG, "-", "+"), ("HGETALL", META), ("GET", SECRET),
         ("EVALSHA", SHA, "8", META, LOG, SEEN, RESULTS, FEED, RUNNING, FINISHED, SENT), ("PING",),
-        ("MULTI",), ("EXEC",),
+        ("MULTI",), ("EXEC",), ("WAIT", "0", "10"),  # AIRSHIP_APPEND_REPLICAS
     ],
     "projector": [
         ("XREADGROUP", "GROUP", "projectors", "p1", "STREAMS", FEED, ">"), ("XACK", FEED, "projectors", "1-0"),
