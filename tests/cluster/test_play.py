@@ -4,8 +4,6 @@ masters killed during play."""
 
 from __future__ import annotations
 
-import pytest
-
 from schemas.envelopes import EventEnvelope
 from services.bots.base import RandomBot
 from services.bots.runner import play_match
