@@ -8,15 +8,16 @@ from schemas.envelopes import EventEnvelope
 from services.bots.base import RandomBot
 from services.bots.runner import play_match
 from services.chaos.checks import _views_differing
-from services.chaos.redis_cluster import OwnCluster
+from services.chaos.redis_cluster import OwnCluster, command
 from services.chaos.run import ChaosOptions, run_chaos, table
 from services.client import GatewayClient
 from services.games import get_game
 from services.games.registry import builtin_games
+from services.gateway.launch import wait_ready
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_conn import ADDRESSES_ENV, is_cluster
 from services.settings import Settings
-from tests.gateway.stack import free_port, spawn_gateway, wait_ready
+from tests.gateway.stack import free_port, spawn_gateway
 from tests.pipeline.redis_fixtures import spawn, stop
 
 PREFIX = "airship"  # the ACL users reach only the production prefix; the cluster is private and flushed
@@ -28,7 +29,7 @@ def settings(cluster: OwnCluster, user: str) -> Settings:
 
 def test_every_game_through_the_gateway_with_each_process_as_its_own_user(redis_cluster: OwnCluster) -> None:
     for node in redis_cluster.live():
-        redis_cluster.admin(node).execute_command("ACL", "LOG", "RESET")
+        command(redis_cluster.admin(node), "ACL", "LOG", "RESET")
     env = {ADDRESSES_ENV: redis_cluster.addresses, "AIRSHIP_APPEND_REPLICAS": "1",  # (the production overlay's)
            "AIRSHIP_HEALTH_PORT": "0", "AIRSHIP_METRICS_PORT": "0"}
     port = free_port()
@@ -56,7 +57,7 @@ def test_every_game_through_the_gateway_with_each_process_as_its_own_user(redis_
         slots = {redis_cluster.owner_of(redis_cluster.slot_of(f"{{{p}}}")).port for p in range(4)}
         assert len(slots) >= 2, "the four partitions live on one master: the test would not span the cluster"
         refused = [(e[b"username"] if isinstance(e, dict) else e) for node in redis_cluster.live()
-                   for e in redis_cluster.admin(node).execute_command("ACL", "LOG")]
+                   for e in command(redis_cluster.admin(node), "ACL", "LOG")]
         assert not refused, f"a node refused the processes: {refused}"
         assert all(p.poll() is None for p in procs), "a process died"
     finally:
