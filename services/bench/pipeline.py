@@ -50,15 +50,17 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlparse
 
 import redis
+from redis.cluster import RedisCluster
 
 from services.bench import TALLY_MODULES, loadgen, register_tally
 from services.bench.histogram import Histogram
 from services.games import GAMES, builtin_games, default_seats, get_game
 from services.pipeline.redis_backend import RedisBackend, connect, delete_prefix
+from services.pipeline.redis_conn import is_cluster
 from services.pipeline.redis_streams import id_ms
 from services.settings import Settings
 
@@ -139,8 +141,19 @@ def _cpu_of(procs: Sequence[subprocess.Popen[bytes]]) -> float | None:
 
 
 def _redis_cpu(r: redis.Redis) -> float:
-    info = r.info("cpu")
-    return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
+    """CPU seconds Redis used so far (every master of a cluster, summed)."""
+    infos = [r.info("cpu")]
+    if is_cluster(r):
+        infos = list(cast(Any, r).info("cpu", target_nodes=RedisCluster.PRIMARIES).values())
+    return sum(float(info["used_cpu_sys"]) + float(info["used_cpu_user"]) for info in infos)
+
+
+def _client_list(r: redis.Redis) -> list[dict[str, Any]]:
+    """CLIENT LIST (of every master of a cluster)."""
+    if not is_cluster(r):
+        return list(r.client_list())
+    replies = cast(Any, r).client_list(target_nodes=RedisCluster.PRIMARIES)
+    return [c for reply in (replies.values() if isinstance(replies, dict) else [replies]) for c in reply]
 
 
 def _redis_now_ms(r: redis.Redis) -> float:
@@ -187,7 +200,7 @@ def await_reading(backend: RedisBackend, procs: Sequence[subprocess.Popen[bytes]
         if any(p.poll() is not None for p in procs):
             raise RuntimeError("a worker process exited while starting")
         try:
-            reading = {int(str(c["addr"]).rsplit(":", 1)[1]) for c in backend.redis.client_list()
+            reading = {int(str(c["addr"]).rsplit(":", 1)[1]) for c in _client_list(backend.redis)
                        if c.get("cmd") == "xreadgroup"}
             if all(_local_ports(p.pid) & reading for p in procs):
                 return
@@ -196,6 +209,22 @@ def await_reading(backend: RedisBackend, procs: Sequence[subprocess.Popen[bytes]
             return
         time.sleep(0.05)
     raise RuntimeError(f"the workers did not reach their read loop within {timeout_s:g}s")
+
+
+def await_shared(ports: Sequence[int], partitions: int, timeout_s: float = 30.0) -> None:
+    """Until the workers have split the partitions among them (each reads its share, together all of them),
+    as they do within a second of seeing each other: released before, every worker would read every partition
+    for that second and they would race on the same matches, which is not the steady state being measured.
+    Without metrics: at once."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        shares = [scrape([port]).get("airship_worker_partitions") for port in ports]
+        if any(s is None for s in shares):
+            return
+        if sum(cast(float, s) for s in shares) == partitions and all(cast(float, s) > 0 for s in shares):
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"the workers did not split the partitions within {timeout_s:g}s")
 
 
 def _split(total: int, parts: int) -> list[int]:
@@ -326,6 +355,7 @@ def drain(settings: Settings, game: str, workers: int, commands: int, matches: i
                      "seed": SEED * 1000 + g} for g, (m, c) in enumerate(shares)]
         gens = Generators(loadgen.prefill, run, jobs)
         await_reading(backend, procs)
+        await_shared(ports, run.partitions)
         before = scrape(ports)
         for proc in procs:
             proc.send_signal(signal.SIGSTOP)
@@ -528,7 +558,7 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 def run_pipeline_bench(settings: Settings, worker_counts: list[int], matches: int = 32, commands: int = 20_000,
                        xadd_requests: int = 100_000, as_json: bool = False, *, generators: int = 2,
                        games: list[str] | None = None, game_commands: int = 6000, rates: str = DEFAULT_RATES,
-                       open_workers: int = 1, seconds: float = 5.0) -> int:
+                       open_workers: int = 1, seconds: float = 5.0, cluster: bool = False) -> int:
     register_tally()
     games = builtin_games() if games is None else games
     try:
@@ -557,6 +587,11 @@ def run_pipeline_bench(settings: Settings, worker_counts: list[int], matches: in
     opens = open_loop(settings, open_workers, matches, generators, absolute, fractions, seconds) if wanted else []
     single = redis_benchmark_xadd(settings, xadd_requests, 1, 1)
     piped = redis_benchmark_xadd(settings, xadd_requests, 1, XADD_PIPELINE) if single else None
+    on_cluster: dict[str, Any] | None = None
+    if cluster:
+        from services.bench.cluster import cluster_drains
+
+        on_cluster = cluster_drains(settings, worker_counts, commands, matches, generators)
 
     best = max((d.per_s for d in drains), default=0.0)
     one = tally_1.per_s if tally_1 else None
@@ -582,11 +617,44 @@ def run_pipeline_bench(settings: Settings, worker_counts: list[int], matches: in
                           "base_commands_per_s": round(base_rate, 1), "runs": [o.as_dict() for o in opens]},
             "xadd": {"single_client": single.as_dict() if single else None,
                      "pipelined": piped.as_dict() if piped else None},
-            "ratios": ratios, "complete": complete}))
+            "ratios": ratios, "complete": complete}
+            | ({"cluster": _cluster_json(drains, on_cluster)} if on_cluster else {})))
         return 0 if complete else 1
     _table(settings, drains, game_rows, game_dicts, opens, open_workers, matches, generators, seconds, base_rate,
            [x for x in (single, piped) if x], ratios)
+    if on_cluster:
+        _cluster_table(drains, on_cluster)
     return 0 if complete else 1
+
+
+def _cluster_json(single: list[Drain], on_cluster: dict[str, Any]) -> dict[str, Any]:
+    by_workers = {d.workers: d for d in single}
+    rows = []
+    for d in on_cluster["drains"]:
+        row = d.as_dict()
+        base = by_workers.get(d.workers)
+        row["to_single_redis"] = _ratio(d.per_s, base.per_s if base else None)
+        row["per_worker"] = round(d.per_s / d.workers, 1)
+        rows.append(row)
+    durable = on_cluster["durable"]
+    plain = next((d for d in on_cluster["drains"] if d.workers == 1), None)
+    return {"masters": on_cluster["masters"], "replicas_per_master": on_cluster["replicas_per_master"],
+            "drain": rows, "durable_1_worker": durable.as_dict(),
+            "durable_to_plain_1_worker": _ratio(durable.per_s, plain.per_s if plain else None)}
+
+
+def _cluster_table(single: list[Drain], on_cluster: dict[str, Any]) -> None:
+    out = _cluster_json(single, on_cluster)
+    print("\nRedis Cluster (3 masters, 1 replica each, on this host), tally drain beside the single Redis:")
+    print(f"  {'workers':>7} {'commands/s':>11} {'per worker':>10} {'x single':>8} {'worker CPU ms/cmd':>17} "
+          f"{'Redis CPU ms/cmd':>16}")
+    for row in out["drain"]:
+        print(f"  {row['workers']:>7} {row['commands_per_s']:>11,.0f} {row['per_worker']:>10,.0f} "
+              f"{row['to_single_redis'] or 0:>8.2f} {row['worker_cpu_ms_per_command'] or 0:>17.4f} "
+              f"{row['redis_cpu_ms_per_command']:>16.4f}")
+    d = out["durable_1_worker"]
+    print(f"  appends waiting for a replica (AIRSHIP_APPEND_REPLICAS=1), 1 worker: {d['commands_per_s']:,.0f} "
+          f"commands/s ({out['durable_to_plain_1_worker']} x without)")
 
 
 def _table(settings: Settings, drains: list[Drain], game_rows: list[Drain], game_dicts: list[dict[str, Any]],

@@ -29,6 +29,9 @@ def add_bench(sub: SubParsers) -> None:
     pipeline.add_argument("--open-workers", type=int, default=1, help="worker processes of the open-loop runs")
     pipeline.add_argument("--seconds", type=float, default=5.0, help="open-loop seconds per rate")
     pipeline.add_argument("--xadd-requests", type=int, default=100_000, help="redis-benchmark XADD requests")
+    pipeline.add_argument("--cluster", action="store_true",
+                          help="also drain on a Redis Cluster (3 masters, 1 replica each) started on loopback ports, "
+                               "with --workers workers and once more with appends waiting for a replica")
     pipeline.add_argument("--json", action="store_true", help="one JSON object")
     reducers = bench.add_parser("reducers", help="decide+evolve and whole random-playout steps per second of "
                                 "each game (no Redis)")
@@ -94,7 +97,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return run_pipeline_bench(_reachable(settings_from(args)), [int(w) for w in args.workers.split(",") if w.strip()],
                               args.matches, args.commands, args.xadd_requests, args.json, generators=args.generators,
                               games=games, game_commands=args.game_commands, rates=rates,
-                              open_workers=args.open_workers, seconds=args.seconds)
+                              open_workers=args.open_workers, seconds=args.seconds, cluster=args.cluster)
 
 
 BENCH = Subcommand("bench", add_bench, cmd_bench)
