@@ -57,4 +57,5 @@ class Chain:
             settled.append((delivery, self.items[i], outcome))
             if outcome.status is AppendStatus.APPENDED:
                 self.loaded.state, self.loaded.version = self.after[i]
+                self.loaded.top = None  # (known only when folded from the log or the feed)
         return settled

@@ -181,9 +181,10 @@ class Projector:
 
     def _apply(self, envelope: EventEnvelope, fresh: bool = False) -> Loaded | None:
         """Fold one feed event into the match's cached state. ``fresh``: its first delivery. A fresh event at
-        a version the cache already holds means the log was rewritten from there (writes lost in a failover
-        to a replica that had not got them, then written anew; or an operator's unpark, which repeats the
-        newest event): the state is rebuilt from the log."""
+        the cached version that is not the event the cache holds there means the log was rewritten from there
+        (writes lost in a failover to a replica that had not got them, then written anew): the state is
+        rebuilt from the log. (Fresh events below the cached version are normal: the cache caught up from the
+        log ahead of the feed.)"""
         loaded = self.cache.get(envelope.match_id)
         if loaded is None:
             meta = self.store.meta(envelope.match_id)
@@ -192,7 +193,8 @@ class Projector:
                 return None
             return self.cache.load(meta)  # built from the log, which holds this event already
         if envelope.version <= loaded.version:
-            if fresh:
+            if fresh and envelope.version == loaded.version and loaded.top not in (
+                    None, (envelope.command_id, envelope.type)):
                 metrics.VIEW_REBUILDS.inc()
                 log.warning("an event at a version already applied; rebuilding from the log",
                             match_id=envelope.match_id, have=loaded.version, got=envelope.version)
@@ -202,6 +204,7 @@ class Projector:
         if envelope.version == loaded.version + 1:
             loaded.state = loaded.game.evolve(loaded.state, to_event(envelope))
             loaded.version = envelope.version
+            loaded.top = (envelope.command_id, envelope.type)
             metrics.EVENTS_PROJECTED.labels(loaded.meta.game).inc()
             return loaded
         metrics.VIEW_REBUILDS.inc()

@@ -48,6 +48,7 @@ class Loaded:
     meta: MatchMeta
     version: int
     state: Any
+    top: tuple[str | None, str] | None = None  # (command id, type) of the event at ``version``, when known
 
 
 class StateCache:
@@ -77,6 +78,7 @@ class StateCache:
                 )
             loaded.state = loaded.game.evolve(loaded.state, to_event(envelope))
             loaded.version = envelope.version
+            loaded.top = (envelope.command_id, envelope.type)
 
     def put(self, loaded: Loaded) -> None:
         self._cache[loaded.meta.match_id] = loaded

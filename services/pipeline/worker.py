@@ -382,7 +382,7 @@ class Worker:
             outcome = self.store.append(env.match_id, version, envelopes, result, finished)
             metrics.APPEND_SECONDS.observe(time.perf_counter() - started)
             if outcome.status is AppendStatus.APPENDED:
-                loaded.state, loaded.version = state, outcome.version
+                loaded.state, loaded.version, loaded.top = state, outcome.version, None
                 metrics.COMMANDS.labels(game_name, "accepted").inc()
                 log.debug("accepted", match_id=env.match_id, command_id=env.command_id, version=outcome.version)
                 return result
