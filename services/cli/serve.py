@@ -139,6 +139,18 @@ def _leave(forget: Callable[[str], None], consumer: str) -> None:
         log.warning("could not leave the consumer group", consumer=consumer, error=error_text(e))
 
 
+def quiet_gc() -> None:
+    """Fewer, shorter collector pauses in a service loop: what start-up built (modules, games, clients) is moved
+    out of the collector's sight (``gc.freeze``), and the young generation is collected every 20,000
+    allocations instead of 700 (a batch allocates thousands of short-lived objects, freed by reference
+    counting anyway; the collector only looks for cycles)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
+
+
 def cmd_worker(args: argparse.Namespace) -> int:
     from services.pipeline.worker import Worker
 
@@ -149,6 +161,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     worker = Worker(backend.bus, backend.store, consumer, settings.worker())
     streams = [settings.keys.commands(p) for p in range(settings.partitions)]
     worker.heartbeat = _health(settings, backend, streams, WORKERS_GROUP)
+    quiet_gc()
     run_until_signalled(worker.run, worker.stop)
     _leave(backend.bus.forget, consumer)
     backend.close()
@@ -168,6 +181,7 @@ def cmd_projector(args: argparse.Namespace) -> int:
     stop_lag = threading.Event()
     _report_lag("feed", backend.store.feed_lag, settings.claim_every_s, stop_lag, backend.store.feed_pending,
                 backend.store.parked_count)
+    quiet_gc()
     run_until_signalled(projector.run, projector.stop)
     stop_lag.set()
     _leave(backend.store.forget_feed_consumer, consumer)
