@@ -552,7 +552,8 @@ def parse_rates(text: str) -> list[float]:
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
-    return round(a / b, 4) if a and b else None
+    """a / b to 4 significant digits (a tiny ratio is not rounded to 0)."""
+    return float(f"{a / b:.4g}") if a and b else None
 
 
 def run_pipeline_bench(settings: Settings, worker_counts: list[int], matches: int = 32, commands: int = 20_000,
