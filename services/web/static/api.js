@@ -1,0 +1,139 @@
+// The gateway, from the page: HTTP calls (refusals as Problem errors), seat tokens kept in local storage,
+// and the WebSocket of a seat or a spectator with resume-by-version after a dropped connection.
+
+export class Problem extends Error {
+  constructor(status, body) {
+    const detail = (body && body.detail) || `the service answered ${status}`;
+    super(detail);
+    this.status = status;
+    this.code = (body && body.code) || (status ? 'http_error' : 'offline');
+    this.detail = detail;
+    this.field = body && body.field;
+  }
+}
+
+export async function api(method, path, { body, token } = {}) {
+  const headers = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let response;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {
+    throw new Problem(0, { code: 'offline', detail: 'the service cannot be reached; check the connection and try again' });
+  }
+  if (response.status === 204) return null;
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Problem(response.status, data);
+  return data;
+}
+
+// -- seat tokens: "airship.match.<id>" -> {"<seat>": token}; only this browser has them ----------------------
+const KEY = (matchId) => `airship.match.${matchId}`;
+
+export const tokens = {
+  of(matchId) {
+    try { return JSON.parse(localStorage.getItem(KEY(matchId)) || '{}') || {}; } catch (e) { return {}; }
+  },
+  get(matchId, seat) { return this.of(matchId)[String(seat)] || null; },
+  put(matchId, seat, token) {
+    const held = this.of(matchId);
+    held[String(seat)] = token;
+    localStorage.setItem(KEY(matchId), JSON.stringify(held));
+  },
+  drop(matchId, seat) {
+    const held = this.of(matchId);
+    delete held[String(seat)];
+    if (Object.keys(held).length) localStorage.setItem(KEY(matchId), JSON.stringify(held));
+    else localStorage.removeItem(KEY(matchId));
+  },
+  seats(matchId) { return Object.keys(this.of(matchId)).map(Number).sort((a, b) => a - b); },
+};
+
+export async function join(matchId, seat) {
+  const got = await api('POST', `/matches/${encodeURIComponent(matchId)}/seats`, { body: seat == null ? {} : { seat } });
+  tokens.put(matchId, got.seat, got.token);
+  return got.seat;
+}
+
+// -- the WebSocket ----------------------------------------------------------------------------------------
+const FATAL = new Set(['unauthorized', 'not_found', 'bad_request', 'forbidden']);
+
+export class Live {
+  // handlers: view(msg), event(msg), result(msg), error(msg) for refusals, state(name, detail)
+  constructor(matchId, token, handlers) {
+    this.matchId = matchId;
+    this.token = token;
+    this.on = handlers;
+    this.version = 0;
+    this.pending = new Map();
+    this.cids = 0;
+    this.retries = 0;
+    this.stopped = false;
+    this.timer = null;
+  }
+
+  connect() {
+    clearTimeout(this.timer);
+    const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
+    const ws = this.ws = new WebSocket(url);
+    ws.onopen = () => {
+      const sub = { kind: 'subscribe', cid: 'sub', match_id: this.matchId, after_version: this.version, events: true };
+      if (this.token) sub.token = this.token;
+      ws.send(JSON.stringify(sub));
+    };
+    ws.onmessage = (e) => this.receive(JSON.parse(e.data));
+    ws.onclose = (e) => {
+      if (this.ws !== ws) return;
+      for (const [, p] of this.pending) p.reject(new Problem(0, { code: 'offline', detail: 'the connection dropped before the answer came; send again' }));
+      this.pending.clear();
+      if (this.stopped) return;
+      const wait = Math.min(2 ** this.retries, 15);
+      this.retries += 1;
+      this.on.state('lost', { wait, code: e.code, reason: e.reason });
+      this.timer = setTimeout(() => this.connect(), wait * 1000);
+    };
+  }
+
+  receive(msg) {
+    switch (msg.kind) {
+      case 'subscribed': this.retries = 0; this.on.state('live', msg); break;
+      case 'view': if (msg.version > this.version) { this.version = msg.version; this.on.view(msg); } break;
+      case 'event': this.on.event(msg.event); break;
+      case 'result': {
+        const waiting = msg.cid && this.pending.get(msg.cid);
+        if (waiting) { this.pending.delete(msg.cid); waiting.resolve(msg); } else this.on.result(msg);
+        break;
+      }
+      case 'error': {
+        const waiting = msg.cid && this.pending.get(msg.cid);
+        if (waiting) { this.pending.delete(msg.cid); waiting.reject(new Problem(400, { code: msg.code, detail: msg.message })); break; }
+        if (msg.cid === 'sub' && FATAL.has(msg.code)) this.stop();
+        this.on.error(msg);
+        break;
+      }
+      default: break;
+    }
+  }
+
+  send(command) {
+    const cid = `c${++this.cids}`;
+    return new Promise((resolve, reject) => {
+      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
+        reject(new Problem(0, { code: 'offline', detail: 'not connected; wait for the connection to come back' }));
+        return;
+      }
+      this.pending.set(cid, { resolve, reject });
+      this.ws.send(JSON.stringify({ kind: 'command', cid, match_id: this.matchId, ...command }));
+    });
+  }
+
+  reconnectNow() { this.stopped = false; this.retries = 0; if (this.ws) { const old = this.ws; this.ws = null; old.close(); } this.connect(); }
+  stop() { this.stopped = true; clearTimeout(this.timer); if (this.ws) this.ws.close(); }
+}
+
+export function key() {
+  const bytes = new Uint8Array(9);
+  crypto.getRandomValues(bytes);
+  return 'web-' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}

@@ -1,0 +1,106 @@
+// Moderne Zeiten: the track with its cities and industries, the claims and the players' pawns, the industry
+// counters and their controllers, the crash counter, the auction, and each player's money and played cards.
+import { el, svg, seatColour, words } from '../dom.js';
+import { t, frame, pawn, seatTag, bar, colourOf, short } from './common.js';
+
+const W = 960;
+const SPACE_W = 84;
+const SPACE_H = 56;
+const PER_ROW = 10;
+
+function spaceAt(index) {  // 0-based index along the snake
+  const row = Math.floor(index / PER_ROW);
+  const col = index % PER_ROW;
+  const x = 70 + (row % 2 === 0 ? col : PER_ROW - 1 - col) * SPACE_W;
+  return { x, y: 30 + row * (SPACE_H + 14) };
+}
+
+export function board(view) {
+  const track = view.track || [];
+  const cities = Object.keys(view.city_points || {});
+  const cityColour = colourOf(cities);
+  const industries = Object.keys(view.industry_points || view.controller || {});
+  const players = view.players || [];
+  const parts = [];
+  const rows = Math.ceil(track.length / PER_ROW) || 1;
+  // start and finish
+  parts.push(svg('rect', { x: 4, y: 30, width: 60, height: SPACE_H, rx: 6, fill: '#f1f5f9', stroke: '#94a3b8' }), t(12, 50, 'start'));
+  const last = spaceAt(Math.max(track.length - 1, 0));
+  const finish = { x: last.x, y: last.y + SPACE_H + 14 };
+  parts.push(svg('rect', { x: finish.x, y: finish.y, width: SPACE_W - 6, height: 36, rx: 6, fill: '#fef3c7', stroke: '#a16207' }),
+    t(finish.x + 8, finish.y + 22, `finish ${view.finish ?? ''}`));
+  track.forEach((space, i) => {
+    const { x, y } = spaceAt(i);
+    parts.push(svg('g', { 'data-space': space.space },
+      svg('rect', { x, y, width: SPACE_W - 6, height: SPACE_H, rx: 5, fill: cityColour(space.city), stroke: '#64748b' }),
+      t(x + 4, y + 13, `${space.space}`, { 'font-size': 10, fill: '#475569' }),
+      t(x + 4, y + 28, short(space.city, 12), { 'font-size': 11, 'font-weight': 600 }),
+      t(x + 4, y + 44, short(space.industry, 12), { 'font-size': 11 }),
+      space.claimed_by !== null && space.claimed_by !== undefined
+        ? svg('rect', { x: x + SPACE_W - 22, y: y + 4, width: 12, height: 12, fill: seatColour(space.claimed_by), stroke: '#111', 'data-claim': space.claimed_by })
+        : null));
+  });
+  // pawns
+  const at = {};
+  for (const p of players) {
+    const pos = p.position || 0;
+    const n = (at[pos] = (at[pos] || 0) + 1) - 1;
+    let x; let y;
+    if (pos <= 0) { x = 14 + (n % 4) * 12; y = 72; }
+    else if (pos > track.length) { x = finish.x + 14 + n * 12; y = finish.y + 30; }
+    else { const s = spaceAt(pos - 1); x = s.x + 50 + (n % 3) * 11 - 22; y = s.y + SPACE_H - 8 - Math.floor(n / 3) * 11; }
+    parts.push(pawn(x, y, p.seat, 6));
+  }
+  let y = 30 + rows * (SPACE_H + 14) + 60;
+  // industries: points, controller, played per player
+  parts.push(t(10, y, 'Industries', { 'font-weight': 700 }));
+  industries.forEach((ind, i) => {
+    const x = 10 + i * 185;
+    const owner = (view.controller || {})[ind];
+    parts.push(svg('g', { 'data-industry': ind },
+      svg('rect', { x, y: y + 8, width: 175, height: 40, rx: 6, fill: '#fff', stroke: owner === null || owner === undefined ? '#cbd5e1' : seatColour(owner), 'stroke-width': 3 }),
+      t(x + 8, y + 24, `${words(ind)} · ${(view.industry_points || {})[ind] ?? '?'} pts`, { 'font-weight': 600 }),
+      t(x + 8, y + 41, owner === null || owner === undefined ? 'no controller' : `controlled by seat ${owner}`, { 'font-size': 11 })));
+  });
+  y += 70;
+  parts.push(t(10, y, 'Cities', { 'font-weight': 700 }));
+  cities.forEach((c, i) => {
+    const x = 70 + i * 145;
+    parts.push(svg('rect', { x, y: y - 11, width: 14, height: 14, fill: cityColour(c), stroke: '#64748b' }), t(x + 18, y, `${words(c)} ${view.city_points[c]}`));
+  });
+  y += 24;
+  parts.push(t(10, y, `Crash counter ${view.counter ?? 0} of ${view.crash_limit ?? '?'}`, { 'font-weight': 700 }),
+    bar(220, y - 9, 300, view.counter || 0, view.crash_limit || 1, '#dc2626'),
+    t(560, y, `round ${view.round ?? 0} · phase ${words(view.phase || '')} · draw pile ${view.stack_count ?? 0}`));
+  y += 30;
+  // players
+  for (const p of players) {
+    const played = Object.entries(p.played || {}).filter(([, n]) => n).map(([k, n]) => `${words(k)} ${n}`).join(', ') || 'nothing';
+    parts.push(svg('g', { 'data-player': p.seat },
+      seatTag(10, y, p.seat, `seat ${p.seat}${(view.to_act || []).includes(p.seat) ? ' ◀' : ''}`),
+      t(110, y, `$${p.money} · ${p.hand_count} cards · track ${p.position} · markers ${p.big_markers}/${p.small_markers}`),
+      t(470, y, `played: ${played}`, { 'font-size': 11 }),
+      t(110, y + 15, (p.controls || []).length ? `controls ${p.controls.map(words).join(', ')}` : 'controls no industry', { 'font-size': 11, fill: '#475569' })));
+    y += 36;
+  }
+  const auction = view.auction;
+  if (auction && Object.keys(auction.cards || {}).length) {
+    y += 8;
+    const cards = Object.entries(auction.cards).map(([k, n]) => `${n} × ${words(k)}`).join(', ');
+    const high = auction.high_bidder === null || auction.high_bidder === undefined ? 'no bid yet' : `high bid $${auction.high_bid} by seat ${auction.high_bidder}`;
+    parts.push(t(10, y, `Auction: ${cards} — ${high}; seat ${auction.bidder} to bid`, { 'font-weight': 600 }));
+    y += 20;
+  }
+  if ((view.move_choices || []).length) {
+    parts.push(t(10, y, `Move choices: ${view.move_choices.map(words).join(', ')}`));
+    y += 20;
+  }
+  return frame(W, y + 14, 'Moderne Zeiten board', ...parts);
+}
+
+export function hand(view) {
+  if (!view.hand) return null;
+  const cards = Object.entries(view.hand).filter(([, n]) => n > 0);
+  return el('div', { class: 'cards' }, cards.length ? cards.map(([k, n]) => el('span', { class: 'card', 'data-card': k }, `${words(k)} × ${n}`))
+    : el('span', { class: 'muted' }, 'no cards'));
+}

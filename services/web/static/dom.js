@@ -1,0 +1,65 @@
+// Building the page from data without ever parsing data as HTML: elements from tags, attributes and text.
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+function fill(node, attrs, children) {
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on') && typeof value === 'function') node.addEventListener(name.slice(2), value);
+    else if (name === 'text') node.textContent = String(value);
+    else node.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+export const el = (tag, attrs, ...children) => fill(document.createElement(tag), attrs, children);
+export const svg = (tag, attrs, ...children) => fill(document.createElementNS(SVG_NS, tag), attrs, children);
+
+export function clear(node, ...children) {
+  node.replaceChildren();
+  return fill(node, {}, children);
+}
+
+// Seat colours (16 seats at most)
+export const SEAT_COLOURS = ['#e8590c', '#1c7ed6', '#2b8a3e', '#ae3ec9', '#f59f00', '#0c8599', '#c2255c', '#5c940d',
+  '#364fc7', '#862e9c', '#d9480f', '#087f5b', '#a61e4d', '#495057', '#74b816', '#1864ab'];
+export const seatColour = (seat) => (seat === null || seat === undefined ? '#adb5bd' : SEAT_COLOURS[seat % SEAT_COLOURS.length]);
+
+// "strange_materials" -> "strange materials"; "BidPlaced" -> "bid placed"
+export function words(name) {
+  return String(name).replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+}
+
+export function valueText(value) {
+  if (value === null || value === undefined) return '–';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (Array.isArray(value)) return value.length ? value.map(valueText).join(', ') : 'none';
+  if (typeof value === 'object') {
+    const parts = Object.entries(value).map(([k, v]) => `${words(k)} ${valueText(v)}`);
+    return parts.length ? parts.join(', ') : 'nothing';
+  }
+  return typeof value === 'string' ? words(value) : String(value);
+}
+
+export function bodyText(body) {
+  return Object.entries(body || {}).map(([k, v]) => `${words(k)} ${valueText(v)}`).join('; ');
+}
+
+// An event as the reader saw it, in words: "v12 · seat 1 (bid amount 5): bid placed — amount 5"
+export function eventText(event, reader) {
+  const hidden = event.visible_to !== null && event.visible_to !== undefined && (reader === null || !event.visible_to.includes(reader));
+  let who = event.seat === null || event.seat === undefined ? (event.command_id ? 'the service' : 'set-up') : `seat ${event.seat}`;
+  if (event.command) who += ` (${words(event.command.type || '?')}${Object.keys(event.command.body || {}).length ? ': ' + bodyText(event.command.body) : ''})`;
+  const body = bodyText(event.body);
+  return { text: `v${event.version} · ${who}: ${words(event.type)}${hidden ? ' (hidden)' : ''}${body ? ' — ' + body : ''}`, hidden };
+}
+
+export function outcomeText(outcome) {
+  if (!outcome) return '';
+  const winners = (outcome.winners || []).map((s) => `seat ${s}`).join(' and ');
+  const scores = (outcome.scores || []).map((s, i) => `seat ${i}: ${s}`).join(', ');
+  return `${winners || 'nobody'} won (${scores})`;
+}

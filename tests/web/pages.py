@@ -1,0 +1,193 @@
+"""Driving the web app in Chromium as a person would, and recording what a page received from the network."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from tests.gateway.hidden_truth import WIRE_WORDS, Truth, leaves, normal
+
+STATE_JS = """(last) => {
+  const board = document.getElementById('board');
+  const status = document.getElementById('status');
+  if (!board || !board.dataset.version) return null;
+  const version = Number(board.dataset.version);
+  const view = JSON.parse(board.dataset.view);
+  const rows = document.querySelectorAll('#controls .choice');
+  const rejected = document.querySelector('#controls .choice[data-rejected]');
+  if (view.finished || (version > last && rows.length) || rejected) {
+    return {version, finished: !!view.finished, rows: rows.length, rejected: !!rejected,
+            status: status ? status.textContent : ''};
+  }
+  return null;
+}"""
+
+
+@dataclass
+class Wiretap:
+    """Every WebSocket frame and every HTTP answer (but the app's own files) a page received."""
+
+    frames: list[str] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)
+
+    def attach(self, page: Any) -> None:
+        page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+
+        def route(route: Any) -> None:
+            response = route.fetch()
+            self.answers.append(response.text())
+            route.fulfill(response=response)
+
+        def api(url: str) -> bool:  # every HTTP answer but the app's own files (and not the WebSocket)
+            path = url.split("://", 1)[-1].split("/", 1)[-1].split("#")[0]
+            return not (path.startswith("web/") or path in ("", "ws") or path.startswith("ws?"))
+
+        page.route(api, route)
+
+    def _frame(self, payload: Any) -> None:
+        self.frames.append(payload if isinstance(payload, str) else payload.decode("utf-8", "replace"))
+
+    def socket_messages(self) -> list[Any]:
+        return [json.loads(text) for text in self.frames]
+
+    def messages(self) -> list[Any]:
+        out: list[Any] = []
+        for text in [*self.frames, *self.answers]:
+            try:
+                out.append(json.loads(text))
+            except ValueError:
+                out.append(text)
+        return out
+
+
+def check_frames(messages: list[Any], truth: Truth, seat: int) -> int:
+    """Every WebSocket message a seat's page received is what the seat may see, exactly: each view the seat's
+    own view of that version (with its own legal commands), each event as the seat sees it, each result its
+    own. Returns the number of views."""
+    truth.refresh()
+    expected_events = truth.events_for(seat)
+    views = 0
+    for m in messages:
+        assert isinstance(m, dict), m
+        if m["kind"] == "view":
+            views += 1
+            assert m["key"] == str(seat) and m["view"] == truth.view(m["version"], seat), m["version"]
+            assert m["legal"] == truth.legal(m["version"], seat), m["version"]
+        elif m["kind"] == "event":
+            assert m["event"] == expected_events[m["event"]["version"] - 1], m["event"]["version"]
+        elif m["kind"] == "result":
+            assert m["result"]["seat"] == seat, m
+        elif m["kind"] == "subscribed":
+            assert m["seat"] == seat, m
+        else:
+            raise AssertionError(f"unexpected message {m}")
+    return views
+
+
+def shown_view(page: Any) -> tuple[int, Any]:
+    """The version and view the page shows (read at once: a newer view may replace them any moment)."""
+    version, view = page.evaluate("() => { const b = document.getElementById('board');"
+                                  " return [Number(b.dataset.version), b.dataset.view]; }")
+    return version, json.loads(view)
+
+
+def play_by_clicking(page: Any, truth: Truth, seat: int, rng: random.Random, *, on_step: Any = None,
+                     max_clicks: int = 2000, timeout_ms: int = 60_000) -> dict[str, Any]:
+    """Play the seat's page to the end by clicking the controls it shows (a random one each time); once, type
+    an amount past its range into a number field and check the rejection is shown in that row. Each time, the
+    page shows exactly the seat's view of that version."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    last = 0
+    clicks = rejections_seen = 0
+    tried_bad = False
+    while clicks < max_clicks:
+        state = page.wait_for_function(STATE_JS, arg=last, timeout=timeout_ms).json_value()
+        version, view = shown_view(page)
+        assert normal(view) == truth.refresh().view(version, seat), f"the page's view of version {version}"
+        if state["finished"]:
+            return {"clicks": clicks, "version": version, "rejections_seen": rejections_seen, "status": state["status"]}
+        if state["rejected"]:  # (a command that lost a race with another seat's, in phases where several act)
+            page.evaluate("() => document.querySelectorAll('#controls .choice[data-rejected]')"
+                          ".forEach(r => r.removeAttribute('data-rejected'))")
+        rows = page.locator("#controls .choice")
+        try:
+            if not tried_bad and page.locator("#controls .choice input[type=number][max]").count():
+                tried_bad = True
+                field_ = page.locator("#controls .choice input[type=number][max]").first
+                row = field_.locator("xpath=ancestor::div[contains(@class,'choice')]")
+                field_.fill(str(int(field_.get_attribute("max") or 0) + 1000))
+                row.locator("button.send").click()
+                page.wait_for_function("(row) => row.dataset.rejected || !row.isConnected", arg=row.element_handle(),
+                                       timeout=timeout_ms)
+                if row.count() and row.get_attribute("data-rejected"):
+                    assert row.locator(".why").inner_text().startswith("Refused:")
+                    rejections_seen += 1
+                    field_.fill(field_.get_attribute("min") or "0")
+                    page.evaluate("() => document.querySelectorAll('#controls .choice[data-rejected]')"
+                                  ".forEach(r => r.removeAttribute('data-rejected'))")
+                continue
+            count = rows.count()
+            if not count:  # a newer view without a decision came in meanwhile
+                last = min(last, version)
+                continue
+            rows.nth(rng.randrange(count)).locator("button.send").click(timeout=1_500)
+        except PlaywrightError:  # the controls were redrawn under the pointer by a newer version: look again
+            last = min(last, version - 1)
+            continue
+        clicks += 1
+        last = version
+        if on_step is not None:
+            on_step(clicks, version)
+    raise AssertionError(f"the match did not end after {max_clicks} clicks")
+
+
+def values(obj: Any) -> set[str]:
+    """Every text value of a JSON-like value (keys left out: they name fields)."""
+    if isinstance(obj, str):
+        return {obj}
+    if isinstance(obj, dict):
+        return {s for v in obj.values() for s in values(v)}
+    if isinstance(obj, list | tuple):
+        return {s for v in obj for s in values(v)}
+    return set()
+
+
+def spelled(word: str) -> str:
+    """A name as the page spells it (static/dom.js ``words``): underscores and camel humps become spaces."""
+    return re.sub(r"([a-z])([A-Z])", r"\1 \2", word.replace("_", " ")).lower()
+
+
+def allowed_text(truth: Truth, seat: int | None) -> set[str]:
+    """Every word the seat may see (its events, views and legal commands at every version, the public views), as
+    the page spells it, one word at a time."""
+    seen = leaves(truth.events_for(seat)) | WIRE_WORDS
+    for v in range(truth.version + 1):
+        seen |= leaves(truth.view(v, None))
+        if seat is not None:
+            seen |= leaves(truth.view(v, seat)) | leaves(truth.legal(v, seat))
+    return {token for leaf in seen for token in spelled(leaf).split()}
+
+
+def secret_values(truth: Truth, seat: int | None) -> set[str]:
+    """The secrets kept from ``seat`` (:meth:`Truth.secret_words`) that are values, not field names, and that the
+    page could not show for another reason: a word that, as the page spells it, is also a word of something the
+    seat may see ("journey" of "JourneyEnded") cannot tell a leak from a label, so the network check (exact text)
+    is the one that covers it."""
+    hidden = {w for e in truth.hidden_from(seat) for w in values(e.body)}
+    allowed = allowed_text(truth, seat)
+    return {w for w in truth.secret_words(seat) & hidden if not set(spelled(w).split()) <= allowed}
+
+
+def dom_words_leaked(html: str, secret: set[str]) -> set[str]:
+    """The secret words found in the page, as the page spells them, as whole words."""
+    low = html.lower()
+    return {w for w in secret
+            if re.search(rf"(?<![a-z0-9_]){re.escape(spelled(w))}(?![a-z0-9_])", low)
+            or re.search(rf"(?<![a-z0-9_]){re.escape(w.lower())}(?![a-z0-9_])", low)}
+
+
+__all__ = ["Wiretap", "check_frames", "dom_words_leaked", "leaves", "play_by_clicking", "secret_values", "shown_view"]

@@ -1,0 +1,142 @@
+"""Bad input in the browser: a stale token, no token, an unknown match, a running match's replay, a finished
+match, a dropped connection. Each gives a clear message in the page and a way on."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+
+from services.gateway.launch import wait_ready
+from tests.gateway.stack import GatewayStack, free_port, spawn_gateway
+from tests.pipeline.redis_fixtures import stop
+from tests.web.test_lobby_api import create, finish_with_bots, join, wait_status
+
+pytestmark = [pytest.mark.gateway, pytest.mark.browser, pytest.mark.redis]
+
+
+@pytest.fixture(scope="module")
+def http(web_stack: GatewayStack) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=web_stack.url, timeout=30) as client:
+        yield client
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def notice(page: Any) -> str:
+    page.wait_for_selector("#notice:not([hidden]) #notice-text")
+    return str(page.locator("#notice-text").inner_text())
+
+
+def act(page: Any, label: str) -> None:
+    """Click one of the ways on the message bar offers."""
+    page.locator("#notice .action", has_text=label).click()
+
+
+def hold(page: Any, url: str, match_id: str, seat: int, token: str) -> None:
+    """Put a seat token in the browser's storage, as joining from the lobby does."""
+    page.goto(f"{url}/#/")
+    page.evaluate("([key, value]) => localStorage.setItem(key, value)",
+                  [f"airship.match.{match_id}", json.dumps({str(seat): token})])
+
+
+def test_a_stale_token_says_so_and_offers_ways_on(web_stack: GatewayStack, http: httpx.Client, page: Any) -> None:
+    match_id = create(http, "mad-zeppelin", 2)
+    join(http, match_id, 0)
+    hold(page, web_stack.url, match_id, 1, "1." + "ab" * 24)  # a token this service never issued
+    join(http, match_id, 1)
+    page.goto(f"{web_stack.url}/#/match/{match_id}/seat/1")
+    assert "token for seat 1 is not accepted" in notice(page)
+    actions = page.locator("#notice .action").all_inner_texts()
+    assert {"Watch instead", "Back to the lobby", "Forget this token"} <= set(actions), actions
+    act(page, "Watch instead")
+    page.wait_for_selector("#board[data-key='public']")
+    assert "spectating" in page.locator("h1").inner_text()
+
+
+def test_no_token_in_this_browser(web_stack: GatewayStack, http: httpx.Client, page: Any) -> None:
+    match_id = create(http, "moderne-zeiten", 3)
+    page.goto(f"{web_stack.url}/#/match/{match_id}/seat/2")
+    assert "no token for seat 2" in notice(page)
+    act(page, "Take seat 2")  # the seat is free: taking it here keeps its token here
+    page.wait_for_selector("#board[data-key='2']")
+    assert json.loads(page.evaluate(f"() => localStorage.getItem('airship.match.{match_id}')")).keys() == {"2"}
+    assert "Waiting for players" in page.locator("#side").inner_text()
+
+
+def test_unknown_match_and_a_running_match_replay(web_stack: GatewayStack, http: httpx.Client, page: Any) -> None:
+    page.goto(f"{web_stack.url}/#/match/no-such-match/watch")
+    assert "There is no match no-such-match" in notice(page)
+    assert "Back to the lobby" in page.locator("#notice").inner_text()
+    match_id = create(http, "mad-zeppelin", 2)
+    page.goto(f"{web_stack.url}/#/match/{match_id}/replay")
+    page.reload()
+    assert "cannot be replayed" in notice(page) and "still being played" in notice(page)
+    act(page, "Watch it live")
+    page.wait_for_selector("#board[data-key='public']")
+
+
+def test_a_finished_match_leads_to_its_replay(web_stack: GatewayStack, http: httpx.Client, page: Any) -> None:
+    match_id, token = finish_with_bots(web_stack, http)
+    hold(page, web_stack.url, match_id, 0, token)
+    page.goto(f"{web_stack.url}/#/match/{match_id}/seat/0")
+    page.wait_for_selector("#status.over")
+    assert "Match over" in page.locator("#status").inner_text()
+    assert "This match has ended" in notice(page)
+    act(page, "Replay it")
+    page.wait_for_selector("#board[data-perspective='0']")
+    assert page.locator("#verify").get_attribute("data-ok") == "true"
+
+
+def test_a_dropped_connection_is_said_and_resumed(web_stack: GatewayStack, http: httpx.Client, page: Any) -> None:
+    """The page talks to a second gateway of the same service; it stops (the page says so, and offers to
+    reconnect) and comes back on the same address: the page resumes from the version it had, without a gap."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    gateway = spawn_gateway(web_stack.settings, port)
+    try:
+        wait_ready(url, gateway)
+        match_id = create(http, "mad-zeppelin", 2)
+        token = join(http, match_id, 0)
+        flagged = http.post(f"/matches/{match_id}/bots", json={"bot": "random"},
+                            headers={"Authorization": f"Bearer {token}"})
+        assert flagged.status_code == 201, flagged.text
+        wait_status(http, match_id, "running")
+        hold(page, url, match_id, 0, token)
+        page.goto(f"{url}/#/match/{match_id}/seat/0")
+        page.wait_for_selector("#controls .choice")
+        before = int(page.locator("#board").get_attribute("data-version"))
+        stop(gateway)
+        assert "connection to the service dropped" in notice(page)
+        assert page.locator("#conn").inner_text() == "disconnected"
+        assert {"Reconnect now", "Back to the lobby"} <= set(page.locator("#notice .action").all_inner_texts())
+        # meanwhile the match goes on through the other gateway
+        choice = http.get(f"/matches/{match_id}/views/me", headers={"Authorization": f"Bearer {token}"}).json()
+        legal = next(c for c in choice["legal"] if not c.get("free"))
+        sent = http.post(f"/matches/{match_id}/commands", headers={"Authorization": f"Bearer {token}"},
+                         json={"idempotency_key": "while-away", "type": legal["type"], "body": legal["body"]})
+        assert sent.json()["status"] == "accepted", sent.text
+        gateway = spawn_gateway(web_stack.settings, port)
+        wait_ready(url, gateway)
+        with contextlib.suppress(PlaywrightError):  # (unless it came back by itself first)
+            page.locator("#notice .action", has_text="Reconnect now").click(timeout=2_000)
+        page.wait_for_function("(v) => Number(document.getElementById('board').dataset.version) > v", arg=before)
+        page.wait_for_selector("#conn.live")
+        versions = [int(v) for v in page.locator("#events li").evaluate_all("els => els.map(e => e.dataset.version)")]
+        assert sorted(versions) == list(range(1, max(versions) + 1)), "events missing or twice after resuming"
+    finally:
+        stop(gateway)
