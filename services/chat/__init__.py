@@ -8,5 +8,5 @@
 - :mod:`terminal`: ``airship chat``, the session on stdin/stdout.
 
 A network bridge (IRC, Matrix...) needs only a :class:`~services.chat.session.ChatSession` per seat:
-feed it each line the player writes (``handle``) and post what ``updates``/``wait_updates`` return.
+feed it each line the player writes (``answer``) and post what ``news`` returns (its prompt first).
 """

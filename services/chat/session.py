@@ -1,18 +1,25 @@
 """One seat of a match, played in chat text over a client (a gateway client, or the embedded one).
 
 ``handle(text)`` answers a line the player wrote (a command is parsed, sent, and its result told;
-``help``, ``board`` and ``moves`` are answered directly). ``updates()`` returns the text for whatever
-happened since it was last called: the events as this seat may see them, the seat's view, and the
-legal commands when it is this seat's turn. Safe to use from a reader thread and a writer thread.
+``help``, ``board`` and ``moves`` are answered directly). ``news()`` returns what happened since it was last
+called, in two parts: the prompt (``Your move...`` when this seat must act, or the end of the match), which a
+chat network sends before other players' news, and the rest: the events as this seat may see them and the
+lines of the seat's own view that changed and that the public does not see (a hand). The whole board only
+comes on request (``board``). Safe to use from a reader thread and a writer thread.
 
-A session's ``feed`` says how much ``updates`` tells: ``"all"`` (a terminal: every event, and the view after
-every change) or ``"private"`` (a chat network where the public events go to a shared channel: only the
-events with secrets for this seat, and the view when one arrived, when the seat must act, and at the end).
+A session's ``feed`` says which events ``news`` tells: ``"all"`` (a terminal: every event) or ``"private"``
+(a chat network where the public events go to a shared channel: only the events with secrets for this seat).
+``names`` turns a seat number into how players know it (their nick on IRC); every line the session makes
+says ``seat N`` through it.
 """
 
 from __future__ import annotations
 
+import difflib
+import re
 import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from schemas.envelopes import ViewRecord
@@ -25,32 +32,75 @@ from services.pipeline.client import Timeout
 HELP_WORDS = {"help", "?", "h"}
 BOARD_WORDS = {"board", "view", "look"}
 MOVES_WORDS = {"moves", "legal", "options"}
+SESSION_WORDS = HELP_WORDS | BOARD_WORDS | MOVES_WORDS
 FEEDS = ("all", "private")
+SEAT_RE = re.compile(r"\bseat (\d+)\b")
+GENERIC_HELP = ("Write a command as 'type name=value ...' (lists as a,b,c; maps as a:1,b:2). A command with one "
+                "value takes it alone (e.g. 'take 2'), and a number picks from the numbered list.")
+SESSION_HELP = "'board' shows the board, 'moves' what you may do now, 'help' this help."
+NEAR_MISS_CUTOFF = 0.6
+VERSION_TRIES = 3  # reads to find the seat's and the public view at one version
+PUBLIC_WAIT_S = 1.0
+
+
+@dataclass
+class News:
+    """What a seat is told after a change: ``prompt`` first (its move, or the end), then ``lines``."""
+
+    prompt: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.prompt or self.lines)
+
+    def all(self) -> list[str]:
+        return [*self.lines, *self.prompt]
+
+
+@dataclass
+class Answer:
+    """The reply to one line, and whether it sent a command that was accepted."""
+
+    lines: list[str]
+    accepted: bool = False
+
+
+def seat_words(seat: int) -> str:
+    return f"seat {seat}"
 
 
 class ChatSession:
     def __init__(self, client: GameClient, match_id: str, seat: int, credential: str | None,
-                 adapter: ChatAdapter | None = None, timeout_s: float = 30.0, feed: str = "all") -> None:
-        """``credential``: the seat's token on a gateway client. Raises ``BadOptions`` for an unknown match
-        or seat."""
+                 adapter: ChatAdapter | None = None, timeout_s: float = 30.0, feed: str = "all",
+                 names: Callable[[int], str] | None = None, greeting: bool = True,
+                 game: str | None = None, seats: int | None = None) -> None:
+        """``credential``: the seat's token on a gateway client. ``game`` and ``seats``, when the caller
+        knows them, save asking the service. Raises ``BadOptions`` for an unknown match or seat."""
         if feed not in FEEDS:
             raise ValueError(f"feed must be one of {FEEDS}, not {feed!r}")
-        try:
-            meta = client.match(match_id)
-        except NotFound:
-            raise BadOptions(f"no match '{match_id}'") from None
-        if not 0 <= seat < meta.seats:
-            raise BadOptions(f"seat {seat} does not exist; this match has seats 0 to {meta.seats - 1}")
+        if game is None or seats is None:
+            try:
+                meta = client.match(match_id)
+            except NotFound:
+                raise BadOptions(f"no match '{match_id}'") from None
+            game, seats = meta.game, meta.seats
+        if not 0 <= seat < seats:
+            raise BadOptions(f"seat {seat} does not exist; this match has seats 0 to {seats - 1}")
         self.client = client
         self.match_id = match_id
         self.seat = seat
         self.credential = credential
-        self.game = meta.game
-        self.adapter = adapter or get_adapter(meta.game)
+        self.game = game
+        self.adapter = adapter or get_adapter(game)
         self.timeout_s = timeout_s
         self.feed = feed
+        self.names = names or seat_words
+        self.greeting = greeting
         self.shown_version: int | None = None  # None: nothing shown yet
         self.record: ViewRecord | None = None
+        self._private_shown: list[str] = []
+        self._prompted_version: int | None = None
+        self._reprompt = False
         self._lock = threading.RLock()
 
     @property
@@ -61,30 +111,53 @@ class ChatSession:
     def legal(self) -> list[dict[str, Any]]:
         return list(self.record.legal) if self.record else []
 
+    def named(self, text: str) -> str:
+        """``seat N`` in a line as players know that seat."""
+        if self.names is seat_words:
+            return text
+        return SEAT_RE.sub(lambda m: self.names(int(m[1])), text)
+
+    @property
+    def wants_prompt(self) -> bool:
+        """Something is owed to the seat even if the match did not move: its first news, or a prompt again."""
+        return self._reprompt or self.shown_version is None
+
+    def reprompt(self) -> None:
+        """Tell the prompt again at the next :meth:`news` (a player came back, or the bridge did)."""
+        with self._lock:
+            self._reprompt = True
+
     # -- text out --------------------------------------------------------------------------------
-    def updates(self) -> list[str]:
-        """Text for what happened since the last call (the first call: a greeting and the view)."""
+    def news(self, public: ViewRecord | None = None) -> News:
+        """What happened since the last call (the first call: a greeting, the seat's own lines, or on a
+        terminal the whole board, and the prompt). ``public``: the public view record, when the caller has it."""
         with self._lock:
             record = self.client.view(self.match_id, self.seat, token=self.credential)
-            if record is None or (self.shown_version is not None and record.version <= self.shown_version):
-                return []
-            lines: list[str] = []
+            if record is None:
+                return News()
+            fresh = self.shown_version is None or record.version > self.shown_version
+            if not fresh and not self._reprompt:
+                return News()
+            news = News()
             first = self.shown_version is None
-            if self.shown_version is None:
-                lines.append(f"Match {self.match_id} ({self.game}), you are seat {self.seat}. Write 'help' for help.")
-            else:
-                events = self.client.log(self.match_id, self.credential, after_version=self.shown_version).events
-                for envelope in events[: record.version - self.shown_version]:
-                    if self.feed == "private" and not (envelope.visible_to and self.seat in envelope.visible_to):
-                        continue
-                    line = self.adapter.render_event(envelope.for_seat(self.seat))
-                    if line:
-                        lines.append(line)
+            if first and self.greeting:
+                news.lines.append(f"Match {self.match_id} ({self.game}), you are {self.names(self.seat)}. "
+                                  f"Write 'help' for help.")
+            elif fresh and self.shown_version is not None:
+                news.lines += self._events(record)
+            if fresh:
+                private = self._changed_private_lines(record, public)
+                news.lines += self.adapter.render_view(record.view) if first and self.feed == "all" else private
             self.record, self.shown_version = record, record.version
-            if self.feed == "all" or first or lines or self.legal or self.finished:
-                lines += self.adapter.render_view(record.view)
-                lines += self._prompt()
-            return lines
+            if self._reprompt or (fresh and self._prompted_version != record.version):
+                news.prompt = self._prompt()
+                self._prompted_version = record.version
+            self._reprompt = False
+            return News([self.named(x) for x in news.prompt], [self.named(x) for x in news.lines])
+
+    def updates(self) -> list[str]:
+        """:meth:`news` as one list of lines, the prompt last."""
+        return self.news().all()
 
     def wait_updates(self, timeout_s: float) -> list[str]:
         """Block until the seat's view changes (or ``timeout_s`` passes), then :meth:`updates`."""
@@ -95,83 +168,148 @@ class ChatSession:
             return []
         return self.updates()
 
+    def _events(self, record: ViewRecord) -> list[str]:
+        assert self.shown_version is not None
+        events = self.client.log(self.match_id, self.credential, after_version=self.shown_version).events
+        lines = []
+        for envelope in events[: record.version - self.shown_version]:
+            if self.feed == "private" and not (envelope.visible_to and self.seat in envelope.visible_to):
+                continue
+            line = self.adapter.render_event(envelope.for_seat(self.seat))
+            if line:
+                lines.append(line)
+        return lines
+
+    def _changed_private_lines(self, record: ViewRecord, public: ViewRecord | None) -> list[str]:
+        """The lines of the seat's view that the public view of the same version does not have (its hand...),
+        those that changed."""
+        for _ in range(VERSION_TRIES):
+            if public is not None and public.version == record.version:
+                break
+            if public is None or public.version < record.version:
+                try:
+                    public = self.client.wait_view(self.match_id, "public", record.version, PUBLIC_WAIT_S)
+                except Timeout:
+                    break
+            else:
+                record = self.client.view(self.match_id, self.seat, token=self.credential) or record
+        if public is None or public.version != record.version:
+            return []  # no public view to tell the private lines apart: told with the next change
+        public_lines = set(self.adapter.render_view(public.view))
+        private = [line for line in self.adapter.render_view(record.view) if line not in public_lines]
+        changed = [line for line in private if line not in self._private_shown]
+        self._private_shown = private
+        return changed
+
     def _prompt(self) -> list[str]:
         if self.finished:
             outcome = self.record.outcome if self.record else None
-            return [f"The match is over. {_outcome_text(outcome, self.seat)}".strip()]
+            return [f"The match is over. {self._outcome_text(outcome)}".strip()]
         if self.legal:
             return [f"Your move. {self.adapter.describe_legal(self.legal)}"]
         return []
 
     # -- text in ---------------------------------------------------------------------------------
     def handle(self, text: str) -> list[str]:
-        """The reply to one line from the player, followed by any updates it caused."""
+        """The reply to one line from the player (on a terminal, followed by any updates it caused)."""
+        return self.answer(text).lines
+
+    def answer(self, text: str) -> Answer:
         text = text.strip()
         if not text:
-            return []
+            return Answer([])
         with self._lock:
             if self.record is None:
-                self.updates()
+                self.record = self.client.view(self.match_id, self.seat, token=self.credential)
             word = text.split()[0].lower()
             types = {c["type"].lower() for c in self.legal}
             game_words: frozenset[str] = getattr(self.adapter, "command_words", frozenset())
             if word not in types and not (word in game_words and len(text.split()) > 1):  # "look seat 1" is a move
                 if word in HELP_WORDS:
-                    legal = self.adapter.describe_legal(self.legal) if self.legal else ""
-                    return [_help(legal, getattr(self.adapter, "help_text", None))]
+                    return Answer(self.help_lines())
                 if word in BOARD_WORDS and self.record is not None:
-                    return self.adapter.render_view(self.record.view) + self._prompt()
+                    return Answer([self.named(x) for x in self.adapter.render_view(self.record.view) + self._prompt()])
                 if word in MOVES_WORDS:
-                    return [self.adapter.describe_legal(self.legal) if self.legal else self._waiting()]
+                    return Answer([self.named(self.adapter.describe_legal(self.legal) if self.legal
+                                              else self._waiting())])
             if self.finished:
-                return [self._prompt()[0]]
+                return Answer([self.named(self._prompt()[0])])
             if not self.legal:
-                return [self._waiting()]
+                return Answer([self._waiting()])
             parsed = self.adapter.parse(text, self.legal)
             if isinstance(parsed, ChatError):
-                return [parsed.message]
+                return Answer([self.named(self._with_near_miss(word, parsed.message))])
             return self._send(parsed)
 
-    def _send(self, command: dict[str, Any]) -> list[str]:
-        shown = self.adapter.format_command(command)
+    def help_lines(self) -> list[str]:
+        """The game's own help (its command words), then the session's words, then what is legal now: each
+        a whole line, so no sentence is cut."""
+        game_help: str | None = getattr(self.adapter, "help_text", None)
+        lines = [game_help or GENERIC_HELP, SESSION_HELP]
+        if self.legal:
+            lines.append(self.named(self.adapter.describe_legal(self.legal)))
+        elif not self.finished:
+            lines.append(self._waiting())
+        return lines
+
+    def _with_near_miss(self, word: str, message: str) -> str:
+        """A reply to an unknown word, with the closest command words when it looks like a typo of one."""
+        if "Did you mean" in message or not message.startswith("Unknown command"):
+            return message
+        close = near_misses(word, self.command_words())
+        if not close:
+            return message
+        head, sep, rest = message.partition(". ")
+        return f"{head}; did you mean {' or '.join(repr(c) for c in close)}?{' ' + rest if sep else ''}"
+
+    def command_words(self) -> list[str]:
+        """The words a command may start with now: the legal types, the game's own verbs, the session's."""
+        words = [c["type"] for c in self.legal]
+        words += sorted(getattr(self.adapter, "command_words", ()))
+        return list(dict.fromkeys(w.lower() for w in words))
+
+    def _send(self, command: dict[str, Any]) -> Answer:
+        shown = self.named(self.adapter.format_command(command))
         try:
             result = self.client.call(self.match_id, self.seat, self.credential, command["type"],
                                       command.get("body") or {}, self.timeout_s)
         except (Timeout, ConnectionError):
-            return [f"No answer to '{shown}' within {self.timeout_s:g}s; the service may be down. Try again later."]
+            return Answer([f"No answer to '{shown}' within {self.timeout_s:g}s; the service may be down. "
+                           f"Try again later."])
         except GatewayError as e:
-            return [f"Refused '{shown}': {e}."]
+            return Answer([f"Refused '{shown}': {e}."])
         if result.status == "rejected":
             self.record = self.client.view(self.match_id, self.seat, token=self.credential) or self.record
             help_ = self.adapter.describe_legal(self.legal) if self.legal else self._waiting()
-            return [f"Refused '{shown}': {result.reason}. {help_}"]
+            return Answer([self.named(f"Refused '{shown}': {result.reason}. {help_}")])
         lines = [f"OK: {shown}"]
+        if self.feed == "private":  # a chat network: the poster tells what follows
+            return Answer(lines, accepted=True)
         try:
             self.client.wait_view(self.match_id, self.seat, result.version, self.timeout_s, token=self.credential)
         except (Timeout, ConnectionError):
-            return [*lines, "(the board has not caught up yet)"]
-        return lines + self.updates()
+            return Answer([*lines, "(the board has not caught up yet)"], accepted=True)
+        return Answer(lines + self.updates(), accepted=True)
 
     def _waiting(self) -> str:
         to_act = self.record.to_act if self.record else None
         if to_act:
-            return f"It is not your turn; waiting for seat {', '.join(map(str, to_act))}."
+            return f"It is not your turn; waiting for {', '.join(self.names(s) for s in to_act)}."
         return "It is not your turn."
 
+    def _outcome_text(self, outcome: Any) -> str:
+        if not isinstance(outcome, dict):
+            return ""
+        winners = outcome.get("winners") or []
+        scores = outcome.get("scores") or []
+        verdict = "You won!" if self.seat in winners else ("Nobody won." if not winners else
+                                                         f"Won by {', '.join(self.names(w) for w in winners)}.")
+        return f"{verdict} Scores: {', '.join(f'{self.names(s)}: {p}' for s, p in enumerate(scores))}.".strip()
 
-def _help(legal: str, game_help: str | None = None) -> str:
-    if game_help:
-        return f"{game_help} 'board' shows the board, 'moves' what you may do. {legal}".strip()
-    return ("Write a command as 'type name=value ...' (lists as a,b,c; maps as a:1,b:2); a command with one "
-            "value takes it alone (e.g. 'take 2'); a number picks from the numbered list. 'board' shows the board, "
-            f"'moves' what you may do. {legal}").strip()
 
-
-def _outcome_text(outcome: Any, seat: int) -> str:
-    if not isinstance(outcome, dict):
-        return ""
-    winners = outcome.get("winners") or []
-    scores = outcome.get("scores") or []
-    verdict = "You won!" if seat in winners else ("Nobody won." if not winners else
-                                                 f"Won by seat {', '.join(map(str, winners))}.")
-    return f"{verdict} Scores: {', '.join(f'seat {s}: {p}' for s, p in enumerate(scores))}".strip()
+def near_misses(word: str, words: Sequence[str], n: int = 2) -> list[str]:
+    """The words ``word`` is most likely a typo of (none when nothing is close)."""
+    word = word.lower()
+    if len(word) < 2 or word in words:
+        return []
+    return difflib.get_close_matches(word, list(words), n=n, cutoff=NEAR_MISS_CUTOFF)

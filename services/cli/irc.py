@@ -4,11 +4,20 @@ match table."""
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 import threading
+from pathlib import Path
 
 from services.cli.common import Subcommand, SubParsers
 from services.client.console import URL_ENV, add_url, say_error
+
+
+def default_store() -> Path:
+    """``$XDG_STATE_HOME/airship/irc-tables.json`` (``~/.local/state/...`` without it)."""
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(state) / "airship" / "irc-tables.json"
 
 
 def add_irc(sub: SubParsers) -> None:
@@ -22,11 +31,18 @@ def add_irc(sub: SubParsers) -> None:
     p.add_argument("--line-interval-s", type=float, default=0.5,
                    help="flood control: seconds between lines after a burst of 5 (0: no limit)")
     p.add_argument("--poll-s", type=float, default=0.5, help="how often to look for moves made elsewhere")
+    p.add_argument("--store", default=None, metavar="PATH",
+                   help="keep the tables (matches, seats and their tokens) in this file, so a restarted bridge "
+                        f"carries on (with --url; default {default_store()}); created 0600")
+    p.add_argument("--no-store", action="store_true", help="keep the tables in memory only")
+    p.add_argument("--board-every-s", type=float, default=30.0,
+                   help="'board' and '!board' at most this often per player and per channel")
 
 
 def cmd_irc(args: argparse.Namespace) -> int:
     from services.chat.irc.bridge import BridgeSettings, IrcBridge
     from services.chat.irc.connection import IrcError
+    from services.chat.irc.store import StoreError
     from services.client.errors import ClientError
     from services.client.http import GatewayClient
     from services.client.protocol import GameClient
@@ -40,10 +56,14 @@ def cmd_irc(args: argparse.Namespace) -> int:
     try:
         settings = BridgeSettings.from_address(
             args.server, nick=args.nick, channels=tuple(args.channel or ["#airship"]), password=args.password,
-            poll_s=args.poll_s, line_interval_s=args.line_interval_s)
+            poll_s=args.poll_s, line_interval_s=args.line_interval_s, board_every_s=args.board_every_s,
+            store_path=None if args.no_store or not args.url else (args.store or str(default_store())))
     except ValueError as e:
         print(f"airship: {e}", file=sys.stderr)
         return 2
+    if args.store and not args.url:
+        print("airship: note: --store is for a bridge to a gateway (--url); the in-process service's matches end "
+              "with the bridge, so its tables are kept in memory only", file=sys.stderr)
     services: list[Worker | Projector] = []
     client: GameClient
     if args.url:
@@ -61,7 +81,13 @@ def cmd_irc(args: argparse.Namespace) -> int:
         for service in services:
             threading.Thread(target=service.run, name=type(service).__name__, daemon=True).start()
         client, close = Client(backend), backend.close
-    bridge = IrcBridge(client, settings)
+    try:
+        bridge = IrcBridge(client, settings)
+    except StoreError as e:
+        print(f"airship: {e}", file=sys.stderr)
+        close()
+        return 2
+    signal.signal(signal.SIGTERM, lambda *_: bridge.stop())
     try:
         bridge.run()
     except IrcError as e:

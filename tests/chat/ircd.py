@@ -47,31 +47,48 @@ def free_port() -> int:
 @contextmanager
 def miniircd() -> Iterator[int]:
     """A miniircd on a free loopback port; yields the port."""
-    ensure_miniircd()
-    port = free_port()
-    command = [sys.executable, "-m", "miniircd", "--listen", "127.0.0.1", "--ports", str(port)]
-    if os.geteuid() == 0:  # miniircd refuses root unless told (CI runs as root)
-        command += ["--setuid", "root"]
-    with tempfile.TemporaryFile() as log:
-        yield from _serve(command, port, log)
+    with IrcServer() as server:
+        yield server.port
 
 
-def _serve(command: list[str], port: int, log: IO[bytes]) -> Iterator[int]:
-    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-    try:
+class IrcServer:
+    """A miniircd on a free loopback port that a test may restart (on the same port) mid-game."""
+
+    def __init__(self) -> None:
+        ensure_miniircd()
+        self.port = free_port()
+        self._log: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed in __exit__)
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> IrcServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+        self._log.close()
+
+    def start(self) -> None:
+        command = [sys.executable, "-m", "miniircd", "--listen", "127.0.0.1", "--ports", str(self.port)]
+        if os.geteuid() == 0:  # miniircd refuses root unless told (CI runs as root)
+            command += ["--setuid", "root"]
+        self._process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 15
         while True:
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
             except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    output = log.read().decode(errors="replace")
-                    pytest.fail(f"miniircd did not start on port {port}: {output[-2000:]}")
+                if self._process.poll() is not None or time.monotonic() > deadline:
+                    self._log.seek(0)
+                    output = self._log.read().decode(errors="replace")
+                    pytest.fail(f"miniircd did not start on port {self.port}: {output[-2000:]}")
                 time.sleep(0.05)
-        yield port
-    finally:
+
+    def stop(self) -> None:
+        server, self._process = self._process, None
+        if server is None:
+            return
         server.terminate()
         try:
             server.wait(5)
@@ -79,12 +96,18 @@ def _serve(command: list[str], port: int, log: IO[bytes]) -> Iterator[int]:
             server.kill()
             server.wait(5)
 
+    def restart(self, down_s: float = 0.5) -> None:
+        self.stop()
+        time.sleep(down_s)
+        self.start()
+
 
 @dataclass(frozen=True)
 class Said:
     sender: str
     target: str
     text: str
+    at: float = field(default_factory=time.monotonic)  # when it arrived
 
 
 @dataclass
@@ -93,21 +116,45 @@ class IrcPlayer:
 
     port: int
     nick: str
+    user: str | None = None  # the user name of user@host (default: the nick)
     received: list[Said] = field(default_factory=list)
     inbox: queue.Queue[Said] = field(default_factory=queue.Queue)
 
     def __post_init__(self) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=10)
-        self.welcomed = threading.Event()
         self.channels: set[str] = set()
         self._joined = threading.Condition()
         self._lock = threading.Lock()
         self._backlog: list[Said] = []  # texts a wait_for(keep_others=True) passed over, read first next time
+        self.lost = threading.Event()  # the server closed the connection
+        self.connect()
+
+    def connect(self) -> None:
+        """Connect (again) with the same nick and user."""
+        self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+        self.welcomed = threading.Event()
+        self.lost.clear()
+        self.channels = set()
         self._reader = threading.Thread(target=self._read, daemon=True, name=f"irc-{self.nick}")
         self._reader.start()
         self.raw(f"NICK {self.nick}")
-        self.raw(f"USER {self.nick} 0 * :{self.nick} the player")
+        self.raw(f"USER {self.user or self.nick} 0 * :{self.nick} the player")
         assert self.welcomed.wait(10), f"{self.nick} was not welcomed by the server"
+
+    def reconnect(self, channels: list[str], timeout_s: float = 15.0) -> None:
+        """After the server went away: connect again as soon as it answers, and join ``channels``."""
+        deadline = time.monotonic() + timeout_s
+        with suppress(OSError):
+            self.sock.close()
+        while True:
+            try:
+                self.connect()
+                break
+            except (OSError, AssertionError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        for channel in channels:
+            self.join(channel)
 
     def raw(self, line: str) -> None:
         with self._lock:
@@ -150,18 +197,32 @@ class IrcPlayer:
         finally:
             self._backlog[:0] = skipped
 
+    def next_said(self, timeout_s: float) -> Said | None:
+        """The next text received (those a ``wait_for(keep_others=True)`` passed over first), or None."""
+        if self._backlog:
+            return self._backlog.pop(0)
+        try:
+            return self.inbox.get(timeout=timeout_s)
+        except queue.Empty:
+            return None
+
     def texts(self, sender: str, private: bool | None = None) -> list[str]:
         return [s.text for s in self.received if s.sender == sender and
                 (private is None or (s.target == self.nick) == private)]
 
     def _read(self) -> None:
         buffer = b""
+        sock = self.sock
         while True:
             try:
-                data = self.sock.recv(4096)
+                data = sock.recv(4096)
+            except TimeoutError:
+                continue
             except OSError:
-                return
+                data = b""
             if not data:
+                if sock is self.sock:  # not an old connection's reader noticing its end late
+                    self.lost.set()
                 return
             buffer += data
             while b"\n" in buffer:
@@ -195,11 +256,22 @@ def choose(help_text: str, rng: random.Random) -> str:
     listed = re.sub(r" \((write one|or any other)[^)]*\)$", "", listed)
     options = [re.sub(r"^\d+\) ", "", option) for option in listed.split(" | ")]
     option = rng.choice(options)
-    bids = re.fullmatch(r"bid (\d+)(?:\.\.| to )(\d+)(?: \(millions\))?", option)
+    bids = re.fullmatch(r"bid (\d+)(?:(?:\.\.| to )(\d+))?(?: \(millions\))?", option)
     if bids:
-        return f"bid {rng.randint(int(bids[1]), int(bids[2]))}"
+        return f"bid {rng.randint(int(bids[1]), int(bids[2] or bids[1]))}"
     play = re.fullmatch(r"play any cards from your hand: (.*)", option)
     if play:  # one kind of card from the hand, as many as a person might put down
         count, industry = rng.choice([part.split(" ", 1) for part in play[1].split(", ")])
         return f"play {rng.randint(1, int(count))} {industry}"
     return option
+
+
+def contained(needles: set[str], texts: set[str]) -> set[str]:
+    """The needles found inside any of the texts as whole words (``secret: 3`` is not in ``secret: 31``): the
+    bridge joins a move's lines into one, so a line is looked for inside what was heard."""
+    found = set()
+    for needle in needles:
+        pattern = re.compile(rf"(?<!\w){re.escape(needle)}(?!\w)")
+        if any(pattern.search(text) for text in texts):
+            found.add(needle)
+    return found

@@ -5,6 +5,7 @@ private view: every line it received is checked against what each seat could see
 from __future__ import annotations
 
 import random
+import re
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -17,10 +18,11 @@ from services.games import get_game
 from services.pipeline.client import Client
 from services.pipeline.memory import MemoryBackend
 from services.pipeline.states import to_event
-from tests.chat.ircd import IrcPlayer, choose, miniircd
+from tests.chat.ircd import IrcPlayer, choose, contained, miniircd
 from tests.pipeline.threaded import running_service
 
 BRIDGE = "airship"
+SEAT_RE = re.compile(r"\bseat (\d+)\b")
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +55,9 @@ def seat_up(channel: str, game: str, nicks: list[str], port: int, extra: str = "
     for player in players:
         player.join(channel)
     players[0].say(channel, f"!new {game} {len(nicks)} {extra}".strip())
-    match_id = players[0].wait_for(r"New match (\w+): ", sender=BRIDGE)[1]
+    players[0].wait_for(r"New match of ", sender=BRIDGE)
+    players[0].say(channel, "!seats")
+    match_id = players[0].wait_for(r"\(match (\w+), waiting for players\)", sender=BRIDGE)[1]
     for seat, player in enumerate(players):
         player.say(channel, f"!join {seat}")
         players[0].wait_for(rf"{player.nick} takes seat {seat} ", sender=BRIDGE, keep_others=True)
@@ -66,11 +70,11 @@ def play(player: IrcPlayer, channel: str, seed: int, via_private: bool, moves: l
     rng = random.Random(seed)
     while True:
         try:
-            found = player.wait_for(r"^(The match is over|.*Legal now: .*)", timeout_s=20, sender=BRIDGE)
+            found = player.wait_for(r"(The match is over|Legal now: .*)", timeout_s=20, sender=BRIDGE)
         except AssertionError as e:
             heard = [(s.sender, s.target, s.text[:60]) for s in player.received]
             raise AssertionError(f"{e}; heard: {heard}") from None
-        if found[0].startswith("The match is over"):
+        if found[1] == "The match is over":
             return
         move = choose(found[0], rng)
         moves.append(move)
@@ -97,37 +101,42 @@ def play_out(players: list[IrcPlayer], channel: str) -> list[list[str]]:
     return moves
 
 
-def readable_lines(store: Any, match_id: str, game_name: str, seats: int) -> dict[int | None, set[str]]:
-    """Every line the bridge may render for each reader (None: the public) at any version of the match."""
+def readable_lines(store: Any, match_id: str, game_name: str, seats: int,
+                   nicks: list[str] | None = None) -> dict[int | None, set[str]]:
+    """Every line the bridge may render for each reader (None: the public) at any version of the match, with
+    the players' nicks for their seats as the bridge writes them."""
     game, adapter = get_game(game_name), get_adapter(game_name)
     state = game.initial()
+    name = (lambda line: SEAT_RE.sub(lambda m: nicks[int(m[1])], line)) if nicks else (lambda line: line)
     lines: dict[int | None, set[str]] = {s: set() for s in [None, *range(seats)]}
     for envelope in store.read_log(match_id):
         state = game.evolve(state, to_event(envelope))
         for reader, seen in lines.items():
-            seen.update(adapter.render_view(game.view(state, reader)))
+            seen.update(name(x) for x in adapter.render_view(game.view(state, reader)))
             line = adapter.render_event(envelope.for_seat(reader))
             if line:
-                seen.add(line)
+                seen.add(name(line))
     return lines
 
 
 def assert_private_views_stay_private(players: list[IrcPlayer], lines: dict[int | None, set[str]],
                                       spectator: IrcPlayer | None = None) -> None:
+    """Each player heard lines only he may see, and none only another may see (the bridge joins a move's lines,
+    so each line is looked for inside what was heard)."""
     public = lines[None]
     for seat, player in enumerate(players):
         heard = set(player.texts(BRIDGE))
-        own = set(player.texts(BRIDGE, private=True)) & (lines[seat] - public)
+        own = contained(lines[seat] - public, set(player.texts(BRIDGE, private=True)))
         assert own, f"{player.nick} never got its private view"
         for other, _ in enumerate(players):
             if other != seat:
                 secret = lines[other] - lines[seat] - public
                 assert secret, "the seats' views never differed: the check would prove nothing"
-                leaked = heard & secret
+                leaked = contained(secret, heard)
                 assert not leaked, f"{player.nick} (seat {seat}) heard seat {other}'s secrets: {sorted(leaked)[:3]}"
     if spectator is not None:
         private = set().union(*(lines[s] for s in range(len(players)))) - public
-        assert not set(spectator.texts(BRIDGE)) & private
+        assert not contained(private, set(spectator.texts(BRIDGE)))
 
 
 def test_a_nim_match_over_irc(bridge: IrcBridge, irc_port: int, service: MemoryBackend) -> None:
@@ -141,12 +150,13 @@ def test_a_nim_match_over_irc(bridge: IrcBridge, irc_port: int, service: MemoryB
         assert all(moves), "each player moved"
         watcher.wait_for("The match is over. Won by (alice|bob)", sender=BRIDGE)
         channel = watcher.texts(BRIDGE)
-        assert any(t.startswith("Next: alice (seat 0)") or t.startswith("Next: bob (seat 1)") for t in channel)
+        assert any("Next: alice." in t or "Next: bob." in t for t in channel)
         assert not watcher.texts(BRIDGE, private=True), "a spectator is told nothing privately"
-        assert_private_views_stay_private(players, readable_lines(service.store, match_id, "nim", 2), watcher)
+        assert_private_views_stay_private(players, readable_lines(service.store, match_id, "nim", 2,
+                                                                  ["alice", "bob"]), watcher)
         private = players[0].texts(BRIDGE, private=True)
-        assert private[0] == f"Match {match_id} (nim), you are seat 0. Write 'help' for help."
-        assert any(t.startswith("OK: take n=") for t in private)
+        assert private[0].startswith("You sit in seat 0 at #nim (nim). Your claim code is ")
+        assert any(t.startswith("OK: take n=") for t in players[1].texts(BRIDGE, private=True))  # sent privately
     finally:
         for p in [*players, watcher]:
             p.close()
@@ -158,15 +168,17 @@ def test_a_moderne_zeiten_match_over_irc(bridge: IrcBridge, irc_port: int, servi
         play_out(players, "#zeiten")
         record = Client(service).view(match_id, "public")
         assert record is not None and record.view["finished"]
-        lines = readable_lines(service.store, match_id, "moderne-zeiten", 3)
+        lines = readable_lines(service.store, match_id, "moderne-zeiten", 3, ["ann", "ben", "cid"])
         assert_private_views_stay_private(players, lines)
         for seat, player in enumerate(players):
-            hands = [t for t in player.texts(BRIDGE, private=True) if t.startswith("Your hand:")]
-            assert hands and set(hands) <= lines[seat]
-            assert not any(t.startswith("Your hand:") for t in player.texts(BRIDGE, private=False))
+            private = set(player.texts(BRIDGE, private=True))
+            assert contained({x for x in lines[seat] if x.startswith("Your hand:")}, private)
+            assert not any("Your hand:" in t for t in player.texts(BRIDGE, private=False))
         channel = players[0].texts(BRIDGE, private=False)
         assert any(" bids " in t for t in channel) and any(" plays " in t for t in channel)
-        assert any(t.startswith("Game over. Scores:") for t in channel)
+        assert "The match is over. Won by " in channel[-1]
+        assert not any("seat " in t for t in channel[channel.index(next(t for t in channel if "begins!" in t)):]), \
+            "nicks, not seat numbers, once everyone sits"
     finally:
         for p in players:
             p.close()

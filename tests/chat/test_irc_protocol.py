@@ -16,7 +16,10 @@ def test_parse_reads_prefix_command_middle_and_trailing_parameters() -> None:
     assert parse(":alice!a@host PRIVMSG #airship :bid 5").nick == "alice"
     assert parse("PING :irc.local") == Message("PING", ("irc.local",))
     assert parse(":srv 001 airship :Welcome to IRC").param(0) == "airship"
-    assert parse("@time=2024 :srv NOTICE * :hi") == Message("NOTICE", ("*", "hi"), "srv")
+    assert parse("@time=2024 :srv NOTICE * :hi") == Message("NOTICE", ("*", "hi"), "srv", (("time", "2024"),))
+    tagged = parse("@account=al\\sice;time=1 :alice!a@host PRIVMSG #a :hi")
+    assert tagged.tag("account") == "al ice" and tagged.userhost == "a@host" and tagged.tag("nope") is None
+    assert parse(":srv NOTICE * :hi").userhost is None
     assert parse("join #a").command == "JOIN"
     assert parse(":srv 353 me = #a :x y").params == ("me", "=", "#a", "x y")
     for bad in ("", ":prefix-only", "   "):
@@ -39,12 +42,21 @@ def test_split_text_keeps_every_piece_within_the_limit_and_loses_only_spacing(te
     assert all(len(p.encode()) <= 50 for p in pieces)
     assert all("\n" not in p and "\r" not in p for p in pieces)
     squeeze = lambda s: "".join(s.split())  # noqa: E731
-    assert squeeze("".join(pieces)) == squeeze(text.replace("\0", ""))
+    # only spacing is lost, and a list separator ' | ' where the text was cut
+    assert squeeze("".join(pieces)).replace("|", "") == squeeze(text.replace("\0", "")).replace("|", "")
 
 
 def test_split_text_cuts_at_spaces() -> None:
     assert split_text("aaa bbb ccc", limit=8) == ["aaa bbb", "ccc"]
     assert split_text("", limit=8) == [""]
+
+
+def test_split_text_cuts_between_sentences_then_between_list_items() -> None:
+    help_ = "You may bid or pass now, as you like. Name players by nick, like bob. Legal now: a | b"
+    assert split_text(help_, limit=60) == ["You may bid or pass now, as you like.",
+                                           "Name players by nick, like bob. Legal now: a | b"]
+    assert split_text("Legal now: bid 4 to 15 | pass | play any cards", limit=30) == [
+        "Legal now: bid 4 to 15 | pass", "play any cards"]
 
 
 def test_channels_and_addresses() -> None:

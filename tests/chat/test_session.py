@@ -45,11 +45,41 @@ def test_a_command_is_sent_and_both_seats_hear_of_it_without_the_others_secret()
     reply = me.handle("take 2")
     assert reply[0] == "OK: take n=2"
     assert "seat 0 (take n=2): Taken seat=0 n=2" in reply
-    assert f"pile: {pile - 2}" in reply
+    assert not any(line.startswith("pile:") for line in reply), "the board is not shown again, only what changed"
+    assert f"pile: {pile - 2}" in me.handle("board")  # unless asked
     heard = them.updates()
     assert heard[0] == "seat 0: Taken seat=0 n=2" and heard[-1].startswith("Your move.")
     secret_0 = client.backend.store.read_log("chat")[2].body["secret"]
     assert f"secret: {secret_0}" not in "\n".join(heard)
+    assert them.updates() == []  # nothing new: nothing told
+
+
+def test_private_news_tells_the_prompt_apart_and_names_seats_as_players_know_them() -> None:
+    client, creds = nim_match()
+    names = {0: "ann", 1: "bob"}.__getitem__
+    me = ChatSession(client, "chat", 0, creds[0], feed="private", names=names, greeting=False)
+    them = ChatSession(client, "chat", 1, creds[1], feed="private", names=names, greeting=False)
+    first = me.news()
+    assert first.prompt == ["Your move. Legal now: 1) take n=1 | 2) take n=2 | 3) take n=3 (write one, or just its "
+                            "number)"]
+    assert any(line.startswith("secret: ") for line in first.lines)  # the seat's own line the public lacks
+    assert not any(line.startswith("pile: ") for line in first.lines)  # the public board is the channel's
+    assert them.news().prompt == []
+    assert them.handle("take 1") == ["It is not your turn; waiting for ann."]
+    assert me.answer("take 1").accepted
+    assert me.news().prompt == [] and them.news().prompt[0].startswith("Your move.")
+    assert them.news().prompt == []  # told once per change
+    them.reprompt()
+    assert them.news().prompt[0].startswith("Your move.")  # ...unless asked to tell it again
+
+
+def test_help_is_whole_lines_and_typos_get_the_closest_command() -> None:
+    client, creds = nim_match()
+    me = ChatSession(client, "chat", 0, creds[0])
+    help_ = me.handle("help")
+    assert help_[0].startswith("Write a command as 'type name=value ...'") and help_[0].endswith(".")
+    assert help_[-1].startswith("Legal now: ")
+    assert "did you mean 'take'" in me.handle("tkae 1")[0].lower()
 
 
 def test_refusals_and_mistakes_are_answered_with_what_is_legal() -> None:
@@ -61,6 +91,7 @@ def test_refusals_and_mistakes_are_answered_with_what_is_legal() -> None:
     assert "Did you mean 'take'?" in me.handle("tke 1")[0]
     assert me.handle("moves")[0].startswith("Legal now:")
     assert me.handle("help")[0].startswith("Write a command as 'type name=value ...'")
+    assert me.handle("help")[1].startswith("'board' shows the board")
     assert any(line.startswith("pile: ") for line in me.handle("board"))
     assert me.handle("   ") == []
 

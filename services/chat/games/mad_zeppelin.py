@@ -43,6 +43,9 @@ VERBS = {
     "re_roll": "reroll", "roll": "reroll", "throw": "throw", "place": "throw", "end": "end_sequence",
     "done": "end_sequence", "steal": "steal", "give": "give", "arrange": "arrange_hold", "order": "arrange_hold",
 }
+CHAT_WORD = {"use_ability": "ability", "choose_colour": "colour", "end_sequence": "end", "arrange_hold": "arrange",
+             "play_traitor": "play"}  # the command types as players write them
+CHAT_WORD_RE = re.compile(rf"\b({'|'.join(CHAT_WORD)})\b")
 NAME_WORDS = {w: key for key, name in NAME_OF.items() for w in re.findall(r"[a-z']+", name.lower())
               if len(w) > 2 and w != "the"} | {"mr": "shadow", "tim": "stowaway", "doc": "doctor"}
 MERGED = {("gold", "cargo"): "gold_cargo", ("strange", "materials"): "strange_materials",
@@ -115,7 +118,7 @@ class MadZeppelinAdapter(NaturalAdapter):
 
     # -- text out --------------------------------------------------------------------------------
     def render_view(self, view: Mapping[str, Any]) -> list[str]:
-        return view_lines(view)
+        return [CHAT_WORD_RE.sub(lambda m: CHAT_WORD[m[0]], line) for line in view_lines(view)]
 
     def render_event(self, envelope: EventEnvelope) -> str | None:
         b = envelope.body

@@ -60,6 +60,8 @@ TOKEN_ALIASES = {
 NATION_ALIASES = {"us": "USA", "america": "USA", "eu": "Europe"}
 FILLER = ("with", "of", "x", "card", "cards", "token", "tokens", "pay", "paying", "#", ":", "=", "the", "my", "in")
 OFFERS_LISTED = 2
+TOKEN_LEGEND = ("Tokens: V victory, I influence, $ money, M materials, L labor, R research, A action; 'makes': "
+                "what the seat gains at each production.")
 CHECKED_BY_CHAT = frozenset({"invest", "discard", "propose_trade"})
 """Commands chat checks itself (your cards, the partner) and leaves the rest to the game: ``legal`` lists
 card lists in a big hand only in part, and a side of a proposal with one kind of token."""
@@ -138,7 +140,8 @@ class ModernWorldAdapter(NaturalAdapter):
 
     # -- text out --------------------------------------------------------------------------------
     def render_view(self, view: Mapping[str, Any]) -> list[str]:
-        return view_lines(view)
+        lines = view_lines(view)
+        return [*lines[:1], TOKEN_LEGEND, *lines[1:]]
 
     def render_event(self, envelope: EventEnvelope) -> str | None:
         b = envelope.body

@@ -26,7 +26,6 @@ from services.chat.games.natural import NaturalAdapter
 from services.replay.boards.moderne_zeiten import (
     auction_line,
     cards_text,
-    claimed_line,
     hand_line,
     moves_line,
     outcome_text,
@@ -104,13 +103,16 @@ def _count(digits: str) -> int | None:
 
 class ModerneZeitenAdapter(NaturalAdapter):
     command_words = frozenset(VERBS)  # what starts a command (a chat bridge tells commands from talk by it)
+    help_text = ("Commands: bid 5 (or just 5 in an auction) | pass | draw | play 2 aviation 1 telecom (or play "
+                 "nothing) | move aviation (or just aviation when asked where to fly) | finish | stay. Industries "
+                 "may be shortened: ship, avi, high, auto, tel. Money is in millions (15M).")
 
     # -- text out --------------------------------------------------------------------------------
     def render_view(self, view: Mapping[str, Any]) -> list[str]:
         lines = [status_line(view)]
-        lines += [line for line in (auction_line(view), moves_line(view)) if line]
+        lines += [line for line in (_auction_line(view), moves_line(view)) if line]
         lines += [player_line(p, view) for p in view.get("players") or []]
-        lines.append(claimed_line(view))
+        lines.append(_claimed_line(view))
         hand = hand_line(view)
         return [*lines, hand] if hand else lines
 
@@ -277,6 +279,26 @@ class ModerneZeitenAdapter(NaturalAdapter):
         if (to is None and word != "stay") or not covered(choices, "move", {"to": to}):
             return ChatError(f"You cannot fly to '{word}' now; choose {_choices_text(targets)}. {help_}")
         return {"type": "move", "body": {"to": to}}
+
+
+def _auction_line(view: Mapping[str, Any]) -> str | None:
+    """The auction, the seats that passed named as seats (a chat names them as its players)."""
+    line = auction_line(view)
+    passed = (view.get("auction") or {}).get("passed") or []
+    if line and passed:
+        named = ", ".join(f"seat {s}" for s in passed)
+        line = line.replace(f"passed: {', '.join(map(str, passed))}.", f"passed: {named}.")
+    return line
+
+
+def _claimed_line(view: Mapping[str, Any]) -> str:
+    """The claimed track spaces by the seat that claimed them (a chat names the seats as its players)."""
+    by_seat: dict[int, list[str]] = {}
+    for cell in view.get("track") or []:
+        if cell.get("claimed_by") is not None:
+            by_seat.setdefault(cell["claimed_by"], []).append(str(cell["space"]))
+    claimed = "; ".join(f"seat {seat} {', '.join(spaces)}" for seat, spaces in sorted(by_seat.items()))
+    return f"Claimed track spaces: {claimed or 'none yet'}."
 
 
 def _checked(choices: Sequence[Choice], kind: str, body: dict[str, Any], help_: str) -> CommandDict | ChatError:

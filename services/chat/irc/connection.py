@@ -17,6 +17,7 @@ from services.chat.irc.protocol import Message, ProtocolError, format_message, p
 WELCOME = "001"
 NICK_ERRORS = {"431", "432", "433", "436"}  # no nick, erroneous, in use, collision
 ENCODING = "utf-8"
+WANTED_CAPS = ("account-tag", "extended-join", "account-notify")  # services accounts, where the server has them
 
 
 class IrcError(ConnectionError):
@@ -47,22 +48,31 @@ class IrcConnection:
         self._allowance = float(burst)
         self._last_send = time.monotonic()
         self.closed = threading.Event()
+        self.caps: set[str] = set()  # the IRCv3 capabilities the server granted
 
     # -- connecting ------------------------------------------------------------------------------
     def connect(self) -> None:
         """Open the socket and register; returns once the server welcomed us (taking ``nick_`` if ``nick``
-        is in use)."""
+        is in use). Asks for the account capabilities (``account-tag``...) on the way; a server without
+        capability negotiation ignores the request."""
         try:
             self._sock = socket.create_connection((self.host, self.port), timeout=self.timeout_s)
         except OSError as e:
             raise IrcError(f"cannot reach the IRC server {self.host}:{self.port}: {e}") from e
         self._sock.settimeout(self.read_timeout_s)
+        self._buffer = b""
+        self.caps = set()
+        self.closed.clear()
         if self.password:
             self.send("PASS", self.password)
+        self.send("CAP", "LS", "302")
         self.send("NICK", self.nick)
         self.send("USER", self.username, "0", "*", self.realname)
         deadline = time.monotonic() + self.timeout_s
         for message in self.messages(deadline):
+            if message.command == "CAP":
+                self._negotiate(message)
+                continue
             if message.command == WELCOME:
                 self.nick = message.param(0, self.nick)
                 return
@@ -72,6 +82,21 @@ class IrcConnection:
             elif message.command == "ERROR":
                 raise IrcError(f"the IRC server refused us: {message.param(0)}")
         raise IrcError(f"no welcome from the IRC server {self.host}:{self.port} within {self.timeout_s:g}s")
+
+    def _negotiate(self, message: Message) -> None:
+        """``CAP * LS :a b=c``: ask for the wanted capabilities it offers; ``ACK``/``NAK``: note and end."""
+        sub = message.param(1).upper()
+        if sub == "LS" and message.param(2) != "*":  # the last (or only) line of the list
+            offered = {c.split("=", 1)[0] for c in message.params[-1].split()}
+            wanted = [c for c in WANTED_CAPS if c in offered]
+            if wanted:
+                self.send("CAP", "REQ", " ".join(wanted))
+            else:
+                self.send("CAP", "END")
+        elif sub in ("ACK", "NAK"):
+            if sub == "ACK":
+                self.caps |= set(message.params[-1].split())
+            self.send("CAP", "END")
 
     def join(self, channel: str) -> None:
         self.send("JOIN", channel)

@@ -1,0 +1,196 @@
+"""What the bridge sends, paced: one queue per table, served in turn, under the server's flood limit.
+
+Every line belongs to a table's queue (its channel) or to the queue of lines of no table (help, errors
+outside any table). The sender takes one line at a time: the next table in turn that has something to
+send, and from that table its urgent lines (the prompt of the player to act, the reply to who just wrote)
+before the rest. A table with a long backlog (a flood of ``!board``) so delays another table by at most one
+line per turn, whatever its own backlog. The pace is a token bucket: ``burst`` lines at once, then one
+every ``line_interval_s`` (0: no limit, for a server of one's own). Urgent lines overtake the table's other
+lines at most ``URGENT_RUN`` at a time, so the channel's lines are never held back for good.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from services.chat.irc.protocol import TEXT_BYTES, split_text
+
+NO_TABLE = ""
+MAX_QUEUED = 400  # lines per table; beyond it the oldest non-urgent lines are dropped
+URGENT_RUN = 2  # urgent lines of a table sent in a row before one of its other lines
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    target: str  # a channel or a nick
+    text: str
+    table: str = NO_TABLE  # the queue: the table's channel in lower case
+    urgent: bool = False  # before the table's other lines: a prompt, or the answer to who just wrote
+    whole: bool = False  # a line of its own (a row of the board), never joined with the next
+
+
+@dataclass(slots=True)
+class _Queue:
+    urgent: deque[Line] = field(default_factory=deque)
+    normal: deque[Line] = field(default_factory=deque)
+    run: int = 0  # urgent lines sent in a row while normal ones waited
+
+    def __len__(self) -> int:
+        return len(self.urgent) + len(self.normal)
+
+    def pop(self) -> Line:
+        """Urgent lines first, but never more than ``URGENT_RUN`` in a row while other lines wait: the
+        channel's lines are delayed by prompts, never held back for good."""
+        if self.urgent and (self.run < URGENT_RUN or not self.normal):
+            self.run = self.run + 1 if self.normal else 0
+            return self.urgent.popleft()
+        self.run = 0
+        return self.normal.popleft()
+
+
+class Outbox:
+    """Thread-safe: the bridge's reader and poster put lines, its sender takes them."""
+
+    def __init__(self, line_interval_s: float = 0.0, burst: int = 5, max_queued: int = MAX_QUEUED,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.line_interval_s = line_interval_s
+        self.burst = max(1, burst)
+        self.max_queued = max_queued
+        self.clock = clock
+        self.dropped = 0
+        self._queues: OrderedDict[str, _Queue] = OrderedDict()  # in turn: the first is served next
+        self._allowance = float(self.burst)
+        self._stamp = clock()
+        self._ready = threading.Condition()
+
+    def put(self, lines: Iterable[Line]) -> None:
+        """Queue the lines: consecutive ones to the same target are joined while they fit one IRC line (a
+        move's events and who is next: one line, not four), and a text too long for one IRC line becomes
+        several, cut between sentences."""
+        with self._ready:
+            for line in joined(lines):
+                queue = self._queues.get(line.table)
+                if queue is None:
+                    queue = self._queues[line.table] = _Queue()
+                pieces = [p for p in split_text(line.text) if p]
+                for piece in pieces:
+                    (queue.urgent if line.urgent else queue.normal).append(
+                        Line(line.target, piece, line.table, line.urgent))
+                while len(queue) > self.max_queued and queue.normal:
+                    queue.normal.popleft()
+                    self.dropped += 1
+            self._ready.notify_all()
+
+    def unget(self, line: Line) -> None:
+        """Put back a line that could not be sent (the connection broke): it goes first when it is back."""
+        with self._ready:
+            queue = self._queues.setdefault(line.table, _Queue())
+            queue.urgent.appendleft(line)
+            self._queues.move_to_end(line.table, last=False)
+            self._allowance = min(float(self.burst), self._allowance + 1)
+            self._ready.notify_all()
+
+    def queued(self, table: str | None = None) -> int:
+        with self._ready:
+            if table is not None:
+                queue = self._queues.get(table)
+                return len(queue) if queue else 0
+            return sum(len(q) for q in self._queues.values())
+
+    def drop(self, table: str, target: str | None = None) -> None:
+        """Forget a table's queued lines (to ``target`` only, when given): e.g. the private lines of a player
+        who left."""
+        with self._ready:
+            queue = self._queues.get(table)
+            if queue is None:
+                return
+            if target is None:
+                del self._queues[table]
+                return
+            low = target.lower()
+            queue.urgent = deque(line for line in queue.urgent if line.target.lower() != low)
+            queue.normal = deque(line for line in queue.normal if line.target.lower() != low)
+
+    def take(self, stop: threading.Event, poll_s: float = 0.25) -> Line | None:
+        """The next line to send, once the flood limit allows it; None once ``stop`` is set."""
+        with self._ready:
+            while not stop.is_set():
+                wait = self._wait_s()
+                if wait <= 0:
+                    line = self._next()
+                    if line is not None:
+                        self._spend()
+                        return line
+                    wait = poll_s
+                self._ready.wait(min(wait, poll_s))
+            return None
+
+    # -- inside the lock -------------------------------------------------------------------------
+    def _refill(self) -> None:
+        now = self.clock()
+        if self.line_interval_s > 0:
+            self._allowance = min(float(self.burst), self._allowance + (now - self._stamp) / self.line_interval_s)
+        self._stamp = now
+
+    def _wait_s(self) -> float:
+        """Seconds until a line may go (0: now)."""
+        if self.line_interval_s <= 0:
+            return 0.0
+        self._refill()
+        return 0.0 if self._allowance >= 1 else (1 - self._allowance) * self.line_interval_s
+
+    def _spend(self) -> None:
+        if self.line_interval_s > 0:
+            self._allowance -= 1
+
+    def _next(self) -> Line | None:
+        """The first table in turn with a line; that table goes to the back of the turn."""
+        for table, queue in self._queues.items():
+            if queue:
+                line = queue.pop()
+                self._queues.move_to_end(table)
+                if not queue:
+                    del self._queues[table]
+                return line
+        return None
+
+
+def joined(lines: Iterable[Line], limit: int = TEXT_BYTES) -> list[Line]:
+    """Consecutive lines of one table to one target with one urgency, joined while they fit ``limit`` bytes."""
+    out: list[Line] = []
+    for line in lines:
+        last = out[-1] if out else None
+        if (last is not None and not last.whole and not line.whole and (last.target, last.table, last.urgent) ==
+                (line.target, line.table, line.urgent)
+                and len(last.text.encode()) + 2 + len(line.text.encode()) <= limit):
+            stop = "" if last.text.endswith((".", "!", "?", ":", ")")) else "."  # sentences stay sentences
+            out[-1] = Line(last.target, f"{last.text}{stop} {line.text}", last.table, last.urgent)
+        else:
+            out.append(line)
+    return out
+
+
+class Cooldowns:
+    """At most one use per ``period_s`` for each key (e.g. ``!board`` per nick and per channel)."""
+
+    def __init__(self, period_s: float, clock: Callable[[], float] = time.monotonic, max_keys: int = 10_000) -> None:
+        self.period_s = period_s
+        self.clock = clock
+        self.max_keys = max_keys
+        self._last: dict[str, float] = {}
+
+    def wait_s(self, *keys: str) -> float:
+        """0 if every key may be used now (then each is marked used), else how long until they all may."""
+        now = self.clock()
+        wait = max((self._last.get(k, float("-inf")) + self.period_s - now for k in keys), default=0.0)
+        if wait > 0:
+            return wait
+        if len(self._last) > self.max_keys:
+            self._last = {k: t for k, t in self._last.items() if now - t < self.period_s}
+        for key in keys:
+            self._last[key] = now
+        return 0.0
