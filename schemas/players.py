@@ -1,0 +1,63 @@
+"""The wire contracts of registered players and the ladder (services.gateway.players)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{1,31}$"
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RegisterPlayer(_Wire):
+    name: str = Field(pattern=NAME_PATTERN, description="2 to 32 letters, digits, '_' or '-', a letter first; unique.")
+
+
+class PlayerKey(_Wire):
+    name: str
+    api_key: str = Field(description="Send as 'X-Airship-Key: <key>' when joining a seat. Shown once; keep it secret.")
+
+
+class CreateRatedMatch(_Wire):
+    players: list[str] = Field(min_length=2, max_length=16,
+                               description="Seat i is reserved for players[i]: joined only with that player's key.")
+    options: dict[str, Any] = Field(default_factory=dict)
+    reveal_log: bool = True
+
+
+class Standing(_Wire):
+    player: str
+    rating: float = Field(description="The conservative rating mu - 3 sigma, which orders the ladder.")
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    last_match: str
+
+
+class LadderAnswer(_Wire):
+    game: str
+    standings: list[Standing]
+
+
+class HistoryEntry(_Wire):
+    match_id: str
+    seat: int
+    rank: int = Field(description="0 for first place; equal ranks tie.")
+    score: int
+    won: bool
+    players: list[str] = Field(description="The rated players of the match, in seat order.")
+    before: float
+    after: float
+    mu: float
+    sigma: float
+
+
+class PlayerHistory(_Wire):
+    game: str
+    player: str
+    history: list[HistoryEntry]

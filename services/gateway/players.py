@@ -1,0 +1,200 @@
+"""Registered players, rated seats and the ladder at the gateway (services.ratings has the design):
+
+- ``POST /players``: register a name, get its API key once;
+- joining a seat with ``X-Airship-Key`` links it to the player (:func:`join_seat`, called by the join route);
+- ``POST /ladder/{game}/matches``: a match whose seats are reserved for named players (the caller must be one);
+- ``GET /ladder/{game}``, ``GET /ladder/{game}/players/{name}``: the standings and a player's history, read from
+  the ratings read model.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+import uuid
+import weakref
+from typing import Annotated, Any, cast
+
+from fastapi import FastAPI, Request
+from fastapi import Path as PathParam
+from fastapi.responses import Response
+
+from schemas.codec import pack_obj, unpack_obj
+from schemas.envelopes import MatchMeta
+from schemas.logentry import log_and_feed
+from schemas.players import (
+    NAME_PATTERN,
+    CreateRatedMatch,
+    HistoryEntry,
+    LadderAnswer,
+    PlayerHistory,
+    PlayerKey,
+    RegisterPlayer,
+    Standing,
+)
+from services.games import GAMES, get_game
+from services.games.rng import derive_rng
+from services.gateway.app import State, body_of, limited, problems
+from services.gateway.limits import RateLimiter
+from services.gateway.service import summary
+from services.gateway.wire import Refused, encode, read_body
+from services.logs import get_logger
+from services.pipeline.auth import hash_credential, new_token
+from services.pipeline.redis_backend import _meta_fields
+from services.pipeline.states import to_envelope
+from services.ratings.players import (
+    API_KEY_HEADER,
+    REGISTER,
+    claim_keys,
+    claim_player_seat_script,
+    key_hash,
+    new_api_key,
+    reservations,
+    reserve_fields,
+    well_formed_key,
+)
+
+log = get_logger("gateway")
+Name = Annotated[str, PathParam(pattern=NAME_PATTERN)]
+Game = Annotated[str, PathParam(max_length=40)]
+
+
+async def player_of(st: State, request: Request) -> str | None:
+    """The player whose API key the request carries (None: no key); 401 for a key that is not one."""
+    api_key = request.headers.get(API_KEY_HEADER)
+    if api_key is None:
+        return None
+    name = None
+    if well_formed_key(api_key):
+        name = await st.redis.hget(st.settings.keys.players("keys"), key_hash(api_key))
+    if name is None:
+        raise Refused(401, "unauthorized", f"unknown API key ({API_KEY_HEADER})")
+    return cast(bytes, name).decode()
+
+
+async def join_seat(st: State, request: Request, match_id: str, seat: int | None,
+                    meta: MatchMeta) -> tuple[int, str] | None:
+    """Take ``seat`` (or the first free one) of the match: (seat, token), or None when none could be taken. With
+    an API key the seat is linked to its player; without one, a seat reserved for a player is refused (403)."""
+    player = await player_of(st, request)
+    reserved = reservations(cast(dict[bytes, bytes], await st.redis.hgetall(st.settings.keys.meta(match_id))))
+    if player is None:
+        if seat is not None and seat in reserved:
+            raise Refused(403, "forbidden", f"seat {seat} is reserved for a rated player: join it with its API key "
+                                            f"({API_KEY_HEADER})")
+        return await st.store.join(match_id, seat, meta.seats, [*meta.credential_hashes, *reserved])
+    mine = [s for s, name in reserved.items() if name == player]
+    if seat is not None and seat in reserved and reserved[seat] != player:
+        raise Refused(403, "forbidden", f"seat {seat} is reserved for another player")
+    candidates = [seat] if seat is not None else mine or [
+        s for s in range(meta.seats) if s not in meta.credential_hashes and s not in reserved]
+    script = st.redis.register_script(claim_player_seat_script())
+    for candidate in candidates:
+        token = new_token(candidate)
+        reply = await script(keys=claim_keys(st.settings.keys, match_id),
+                             args=[candidate, hash_credential(token), player, match_id])
+        if reply == -1:
+            raise Refused(403, "forbidden", f"seat {candidate} is reserved for another player")
+        if reply == -2:
+            raise Refused(409, "conflict", f"{player} already holds a seat of this match")
+        if reply:
+            log.info("seat linked to a player", match_id=match_id, seat=candidate, player=player)
+            return candidate, token
+    return None
+
+
+REGISTER_RPS, REGISTER_BURST = 0.05, 10  # per client address: 10 at once, then one every 20 s (about 10 a minute)
+
+
+def add_player_routes(app: FastAPI) -> None:
+    registrations: weakref.WeakKeyDictionary[State, RateLimiter] = weakref.WeakKeyDictionary()
+
+    @app.post("/players", response_model=PlayerKey, status_code=201, tags=["players"],
+              openapi_extra=body_of(RegisterPlayer), responses=problems(409, 413))
+    async def register(request: Request) -> Response:
+        """Register a player (a bot or a person); the answer holds its API key, shown this once. Anyone may
+        register, so each client address may register only a few players (about 10 a minute): names are
+        kept for good and must not be a way to fill Redis."""
+        st = await limited(request)
+        body = await read_body(request, RegisterPlayer, st.settings.gateway_max_body)
+        if st not in registrations:
+            registrations[st] = RateLimiter(REGISTER_RPS, REGISTER_BURST)
+        registrations[st].check(st.address(request.headers, request.client), "address's player registrations")
+        api_key = new_api_key()
+        k = st.settings.keys
+        record = pack_obj({"created": int(time.time() * 1000)})
+        script = st.redis.register_script(REGISTER)
+        if not await script(keys=[k.players("names"), k.players("keys")], args=[body.name, key_hash(api_key), record]):
+            raise Refused(409, "conflict", f"the name {body.name} is taken")
+        log.info("player registered", player=body.name)
+        return encode(request, PlayerKey(name=body.name, api_key=api_key), 201)
+
+    @app.post("/ladder/{game}/matches", status_code=201, tags=["players"], openapi_extra=body_of(CreateRatedMatch),
+              responses=problems(401, 403, 404, 413, 422))
+    async def create_rated(request: Request, game: Game) -> Response:
+        """A rated match: seat i reserved for ``players[i]``, who joins it with its API key. The caller (its API
+        key) must be one of the players."""
+        st = await limited(request)
+        body = await read_body(request, CreateRatedMatch, st.settings.gateway_max_body)
+        caller = await player_of(st, request)
+        if caller is None:
+            raise Refused(401, "unauthorized", f"an API key is required ({API_KEY_HEADER})")
+        if caller not in body.players:
+            raise Refused(403, "forbidden", "you may only create rated matches you play in")
+        if len(set(body.players)) != len(body.players):
+            raise Refused(422, "bad_options", "a player takes one seat of a match")
+        if game not in GAMES:
+            raise Refused(404, "not_found", f"no game {game}")
+        impl = get_game(game)
+        if not impl.min_seats <= len(body.players) <= impl.max_seats:
+            raise Refused(422, "bad_options", f"{game} takes {impl.min_seats} to {impl.max_seats} seats")
+        known = await st.redis.hmget(st.settings.keys.players("names"), body.players)
+        unknown = [p for p, v in zip(body.players, known, strict=True) if v is None]
+        if unknown:
+            raise Refused(422, "bad_options", f"not registered: {', '.join(unknown)}")
+        meta = await _create_reserved(st, game, dict(enumerate(body.players)), body.options, body.reveal_log)
+        log.info("rated match created", match_id=meta.match_id, game=game, players=body.players)
+        return encode(request, summary(meta, await st.store.version(meta.match_id)), 201)
+
+    @app.get("/ladder/{game}", response_model=LadderAnswer, tags=["players"], responses=problems(404))
+    async def ladder(request: Request, game: Game) -> Response:
+        st = await limited(request)
+        if game not in GAMES:
+            raise Refused(404, "not_found", f"no game {game}")
+        data = await st.redis.get(st.settings.keys.ratings(f"{game}:standings"))
+        rows = unpack_obj(cast(bytes, data)) if data else []
+        return encode(request, LadderAnswer(game=game, standings=[Standing(**row) for row in rows]))
+
+    @app.get("/ladder/{game}/players/{name}", response_model=PlayerHistory, tags=["players"], responses=problems(404))
+    async def history(request: Request, game: Game, name: Name) -> Response:
+        st = await limited(request)
+        data = await st.redis.hget(st.settings.keys.ratings(f"{game}:history"), name)
+        if data is None:
+            raise Refused(404, "not_found", f"{name} has no rated match of {game}")
+        rows: list[dict[str, Any]] = unpack_obj(cast(bytes, data))
+        return encode(request, PlayerHistory(game=game, player=name, history=[HistoryEntry(**row) for row in rows]))
+
+
+async def _create_reserved(st: State, game_name: str, players: dict[int, str], options: dict[str, Any],
+                           reveal_log: bool) -> MatchMeta:
+    """As ``GatewayStore.create_match``, with the seat reservations among the meta fields the create script
+    writes, so no seat is ever free of its reservation."""
+    from services.pipeline.redis_backend import lua
+
+    game = get_game(game_name)
+    seed = secrets.randbits(63)
+    events = game.setup(dict(options), len(players), derive_rng(seed, 0))
+    started = events[0].body.get("options", {}) if events else {}
+    match_id = uuid.uuid4().hex[:16]
+    meta = MatchMeta(match_id=match_id, game=game_name, seats=len(players), options=started, status="open",
+                     reveal_log=reveal_log)
+    envelopes = [to_envelope(match_id, i + 1, e) for i, e in enumerate(events)]
+    k = st.settings.keys
+    created_ms = int(time.time() * 1000)
+    fields = [*_meta_fields(meta, created_ms), *reserve_fields(players)]
+    keys = [k.meta(match_id), k.log(match_id), k.feed(k.partition(match_id)), k.match_matches(match_id, "open")]
+    args = [st.settings.feed_maxlen, match_id, created_ms, seed, len(fields), *fields, *log_and_feed(envelopes)]
+    del seed
+    if not await st.redis.register_script(lua("create_match"))(keys=keys, args=args):
+        raise Refused(409, "conflict", "match id taken; try again")
+    return meta
