@@ -31,6 +31,7 @@ lint: install
 test: lint
 	bash infra/dev/ensure-redis.sh
 	bash infra/dev/ensure-node.sh
+	bash infra/dev/ensure-chromium.sh
 	$(BIN)/python -m pytest
 
 # for iterating: no random playouts, chaos or whole-stack gateway runs (CI runs everything with `make test`)

@@ -95,6 +95,13 @@ class MatchMeta(Envelope):
     reveal_log: bool = Field(default=True, description="Once finished, the whole log is public.")
     credential_hashes: dict[int, str] = Field(default_factory=dict,
                                               description="seat -> sha256 of its credential")
+    players: dict[int, str] = Field(
+        default_factory=dict,
+        description="seat -> the registered player who joined it (rated seats; services.ratings). Carried by "
+        "archive headers so the ladder can be rebuilt from the archive alone; empty when no seat was linked.")
+    created_ms: int | None = Field(
+        default=None, description="When the match was created (ms since the epoch); the ladder's canonical "
+        "order. Archive headers carry it with `players`.")
 
 
 class ViewContract(Envelope):

@@ -65,10 +65,48 @@ class MatchSummary(Wire):
     options: dict[str, Any]
     version: int
     reveal_log: bool = True
+    bots: dict[str, str] = Field(default_factory=dict,
+                                 description="Seats flagged for the service's bots: seat (as text) -> strength.")
+    abandoned: bool = Field(default=False, description="Ended early by its players' agreement (the status is "
+                                                        "then 'finished'; no command is accepted).")
 
 
 class MatchList(Wire):
     matches: list[MatchSummary]
+
+
+ABANDON_IDLE_S = 300.0  # the timeout rule: how long the seats to act may stay silent before the others decide
+
+
+class AbandonAnswer(Wire):
+    """The state of the vote to end a match early (``POST /matches/{id}/abandon``, one vote per seat)."""
+
+    match_id: str
+    abandoned: bool = Field(description="The vote passed: the match is finished, as abandoned.")
+    votes: list[int] = Field(description="The seats that agree, at the match's current version.")
+    waiting_for: list[int] = Field(description="The seats whose agreement is still needed (all of them, or after "
+                                               "the idle time only the seats not to act).")
+    idle_after_s: float = Field(description="The timeout rule: once the seats to act let this pass since the "
+                                            "first vote without a move, the other seats' votes suffice.")
+
+
+def abandon_agreed(seats: int, to_act: list[int], votes: set[int], idle_s: float,
+                   idle_after_s: float = ABANDON_IDLE_S) -> bool:
+    """The abandon rule: every seat agrees; or every seat not to act agrees and the match has not moved for
+    ``idle_after_s`` since the first vote (a silent or absent player cannot hold the others; no player ends a
+    match alone unless it is his to wait for)."""
+    everyone = set(range(seats))
+    if votes >= everyone:
+        return True
+    others = everyone - set(to_act)
+    return bool(votes) and bool(others) and votes >= others and idle_s >= idle_after_s
+
+
+def abandon_waiting_for(seats: int, to_act: list[int], votes: set[int], idle_s: float,
+                        idle_after_s: float = ABANDON_IDLE_S) -> list[int]:
+    """The seats whose agreement is still needed now."""
+    needed = set(range(seats)) - set(to_act) if idle_s >= idle_after_s and votes else set(range(seats))
+    return sorted(needed - votes)
 
 
 class JoinSeat(Wire):
@@ -115,6 +153,57 @@ class LogAnswer(Wire):
     game: str
     perspective: str = Field(description="'full', 'public' or 'seat:<n>'")
     events: list[EventEnvelope]
+
+
+BotKind = Literal["random", "heuristic", "ismcts"]
+
+
+class FlagBots(Wire):
+    seats: list[int] | None = Field(default=None, max_length=16,
+                                    description="The free seats to give to bots; every free seat if absent.")
+    bot: BotKind = Field(default="heuristic", description="Their strength: random, heuristic or ismcts.")
+
+
+class BotSeats(Wire):
+    match_id: str
+    game: str
+    bots: dict[str, str] = Field(description="Every seat flagged for bots: seat (as text) -> strength.")
+
+
+class BotsWanted(Wire):
+    matches: list[BotSeats] = Field(description="Open matches whose free seats are all flagged for bots, oldest "
+                                                "first: ready for the bots to take them.")
+
+
+class Verification(Wire):
+    ok: bool
+    checked: str = Field(description="What was checked, as `airship replay --verify` says it.")
+    version: int | None = Field(default=None, description="The first version that differs, when not ok.")
+
+
+class ReplayOverview(Wire):
+    match_id: str
+    game: str
+    seats: int
+    last: int = Field(description="The last version; a replay shows versions 0 to last.")
+    perspectives: list[str] = Field(description="'public' and the seats ('0', '1', ...) this caller may replay.")
+    scores: list[list[float | None]] = Field(description="Per version, each seat's score as it stood.")
+    money: list[list[float | None]] | None = Field(default=None,
+                                                   description="Per version, each seat's money (games that have it).")
+    verification: Verification
+
+
+class ReplayStep(Wire):
+    match_id: str
+    version: int
+    last: int
+    seat: int | None = Field(description="The perspective: a seat, or null for the public one.")
+    event: str = Field(description="The event of this version as the perspective saw it, in words.")
+    text: str = Field(description="The step as `airship replay --at V --seat S` prints it.")
+    view: dict[str, Any]
+    to_act: list[int]
+    finished: bool
+    outcome: dict[str, Any] | None = None
 
 
 class Health(Wire):

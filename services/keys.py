@@ -10,6 +10,7 @@ from dataclasses import dataclass
 DEFAULT_PARTITIONS = 16
 WORKERS_GROUP = "workers"
 PROJECTORS_GROUP = "projectors"
+RATINGS_GROUP = "ratings"
 
 
 def partition_of(match_id: str, partitions: int) -> int:
@@ -46,6 +47,24 @@ class Keys:
     def matches(self, partition: int, status: str) -> str:
         """Sorted set of the partition's match ids with that status (score: creation time in ms)."""
         return f"{self.tag(partition)}:matches:{status}"
+
+    def bots_wanted(self, partition: int) -> str:
+        """Sorted set of the partition's open match ids with seats flagged for the bots (score: when, in ms).
+        Named like a status set, so the gateway's user reaches it with the same key pattern."""
+        return self.matches(partition, "bots")
+
+    def seat_players(self, partition: int) -> str:
+        """Hash of the partition's player links, kept after a match is archived (ratings are rebuilt from them):
+        ``<match>.<seat>`` -> player name, ``<match>.p.<player>`` -> seat, ``<match>.created`` -> creation ms."""
+        return f"{self.tag(partition)}:seat-players"
+
+    def players(self, part: str) -> str:
+        """The registered players (one hash slot): ``names`` (name -> record), ``keys`` (API key hash -> name)."""
+        return f"{self.prefix}:{{players}}:{part}"
+
+    def ratings(self, part: str) -> str:
+        """The ratings read model (one hash slot): ``epoch``, ``games``, ``<game>:matches|standings|history``."""
+        return f"{self.prefix}:{{ratings}}:{part}"
 
     def members(self) -> str:
         """Hash consumer -> last heartbeat (server ms): the live workers, who split the partitions."""

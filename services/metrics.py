@@ -50,3 +50,14 @@ PROJECTOR_ERRORS = Counter("airship_projector_errors_total",
                            "a failed loop pass")
 PARKED_MATCHES = Gauge("airship_parked_matches", "Matches whose views the projector gave up building (parked)")
 FEED_DEAD_LETTERS = Counter("airship_feed_dead_letters_total", "Feed entries sent to the feed dead-letter stream")
+
+RATINGS_MATCHES_RATED = Counter("airship_ratings_matches_rated_total",
+                                "Finished matches the ratings projector recorded (each once), by game", ["game"])
+RATINGS_PUBLISH_SECONDS = Histogram("airship_ratings_publish_seconds",
+                                    "Time to fold a game's rated matches and publish its ladder",
+                                    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0))
+RATINGS_ERRORS = Counter("airship_ratings_errors_total", "Failed passes of the ratings projector (retried)")
+RATINGS_REBUILD_SECONDS = Gauge("airship_ratings_last_rebuild_seconds",
+                                "How long the last `airship ratings rebuild` took (0: none recorded)")
+RATINGS_REBUILD_TIMESTAMP = Gauge("airship_ratings_last_rebuild_timestamp_seconds",
+                                  "When the last `airship ratings rebuild` finished (unix time; 0: none recorded)")

@@ -27,6 +27,8 @@
 ``AIRSHIP_GATEWAY_SOCKETS``    gateway: open WebSockets per seat token
 ``AIRSHIP_GATEWAY_SOCKET_RPS`` gateway: messages per second on one WebSocket (bursts of 4 s worth)
 ``AIRSHIP_GATEWAY_TRUST_PROXY`` gateway: 1 to take the client address from X-Forwarded-For
+``AIRSHIP_GATEWAY_BOT_FLAG_RPS`` gateway: requests per second per client address giving seats to bots (bursts of
+                               20 s worth)
 ``AIRSHIP_ARCHIVE_DIR``        archive of finished matches (archiver writes, gateway reads; empty: none)
 ``AIRSHIP_ARCHIVE_GRACE_S``    archiver: a finished match stays in Redis this long before it is archived
 ``AIRSHIP_ARCHIVE_EVERY_S``    archiver: seconds between two passes over the finished matches
@@ -83,6 +85,7 @@ _ENV = {
     "gateway_sockets": "AIRSHIP_GATEWAY_SOCKETS",
     "gateway_socket_rps": "AIRSHIP_GATEWAY_SOCKET_RPS",
     "gateway_trust_proxy": "AIRSHIP_GATEWAY_TRUST_PROXY",
+    "gateway_bot_flag_rps": "AIRSHIP_GATEWAY_BOT_FLAG_RPS",
     "archive_dir": "AIRSHIP_ARCHIVE_DIR",
     "archive_grace_s": "AIRSHIP_ARCHIVE_GRACE_S",
     "archive_every_s": "AIRSHIP_ARCHIVE_EVERY_S",
@@ -133,6 +136,7 @@ class Settings:
     gateway_sockets: int = 4
     gateway_socket_rps: float = 50.0
     gateway_trust_proxy: int = 0
+    gateway_bot_flag_rps: float = 0.5
     archive_dir: str = ""
     archive_grace_s: float = 86_400.0
     archive_every_s: float = 60.0

@@ -8,7 +8,7 @@ Layers, lowest first; a module may import its own layer and the ones below, neve
    ``services.keys``, ``services.logs``, ``services.metrics``, ``services.health``, ``services.faults``
    (``services.settings`` below ``services.pipeline``: the pipeline reads settings, never the reverse);
 3. what uses the pipeline: ``services.bots``, ``services.replay``, ``services.chat``, ``services.client``,
-   ``services.archive``, ``services.gateway``;
+   ``services.archive``, ``services.gateway``, ``services.web`` (the page the gateway serves);
 4. the entry points that tie it all together: ``services.cli``, ``services.bench``, ``services.stack``,
    ``services.chaos``.
 
@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("services.pipeline", "services.settings", "services.keys", "services.logs", "services.metrics",
      "services.health", "services.faults"),
     ("services.bots", "services.replay", "services.chat", "services.client", "services.archive",
-     "services.gateway"),
+     "services.gateway", "services.web", "services.ratings"),
     ("services.cli", "services.bench", "services.stack", "services.chaos"),
 )
 LAYER_NAMES = ("schemas", "games", "pipeline", "clients and tools", "entry points")

@@ -3,7 +3,8 @@
 
 Per match, in this order, so that a crash at any point loses nothing and a new pass finishes the job:
 
-1. read meta, seed (the secret key) and the whole log from Redis;
+1. read meta, seed (the secret key), the seats' links to registered players (the partition's ``seat-players``
+   hash, for the ladder: :mod:`services.ratings`) and the whole log from Redis;
 2. unless the archive file already holds exactly that (a pass that died before step 4), write it atomically
    (temporary file, fsync, rename, fsync of the directory): ``<dir>/<partition>/<match_id>.jsonl.gz``;
 3. read the file back and compare it, header and every event, with what Redis holds;
@@ -22,12 +23,13 @@ A match is due once that time is ``archive_grace_s`` old.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import redis
 
@@ -40,6 +42,7 @@ from services.keys import Keys
 from services.logs import get_logger
 from services.pipeline.redis_backend import _meta_from
 from services.pipeline.redis_streams import entries_of, text
+from services.ratings.players import link_fields, links_from
 from services.replay.files import LogFileError, MatchLog, jsonl_lines, public_meta
 from services.settings import Settings
 
@@ -78,6 +81,20 @@ redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[1])
 return 'deleted'
 """
+
+
+def _same_header(have: list[str], wanted: list[str]) -> bool:
+    """Whether an existing file's first line is the wanted header, or the wanted header without the player
+    links (written by an archiver from before they were archived)."""
+    if have == wanted:
+        return True
+    if not have or not wanted:
+        return False
+    try:
+        old, new = json.loads(have[0]), json.loads(wanted[0])
+    except ValueError:
+        return False
+    return "players" not in old and {k: v for k, v in new.items() if k not in ("players", "created_ms")} == old
 
 
 class ArchiveError(RuntimeError):
@@ -209,6 +226,11 @@ class Archiver:
             raise ArchiveError(f"match {match_id} is {meta.status}, not finished")
         raw_seed = self.r.get(k.secret(match_id))
         seed = int(cast(bytes, raw_seed)) if raw_seed else None
+        # the seats' links to registered players travel with the match (the ladder is rebuilt from the archive)
+        links, created_ms = links_from(cast(list[Any], self.r.hmget(
+            k.seat_players(k.partition(match_id)), link_fields(match_id, meta.seats))))
+        if links:
+            meta = meta.model_copy(update={"players": links, "created_ms": created_ms})
         events: list[EventEnvelope] = []
         cause: Cause | None = None  # what a page starting inside a command inherits from the page before
         while True:
@@ -235,9 +257,10 @@ class Archiver:
             have = list(jsonl_lines(existing))
             if have == wanted:
                 return path
-            if have[:1] != wanted[:1] or wanted[:len(have)] != have:
+            if not _same_header(have[:1], wanted[:1]) or wanted[1:len(have)] != have[1:]:
                 raise ArchiveError(f"{path} holds a different match log; not replacing it")
-            # an earlier, shorter archive of the same match: the new one holds all of it and more
+            # an earlier, shorter archive of the same match (or one written before headers carried the player
+            # links): the new one holds all of it and more
         write_archive(path, match)
         written = read_archive(path)
         if written is None or list(jsonl_lines(written)) != wanted:

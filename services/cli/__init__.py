@@ -21,7 +21,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from services.cli import bench, bots, catalog, chaos, irc, ops, play, player, replay, serve, stack
+from services.cli import bench, bothost, bots, catalog, chaos, irc, ops, play, player, ratings, replay, serve, stack
 from services.cli.common import EXIT_ERROR, EXIT_FAILED, Handler, Subcommand
 from services.games.errors import Rejected
 
@@ -30,7 +30,8 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     play.PLAY, catalog.SCHEMAS, catalog.GAMES_LIST,
     serve.WORKER, serve.PROJECTOR, player.LOBBY, player.SEND, player.WATCH, bench.BENCH,
     replay.REPLAY, replay.EXPORT, replay.IMPORT, player.CHAT, irc.IRC, bots.TOURNAMENT, chaos.CHAOS,
-    serve.GATEWAY, serve.ARCHIVER, stack.STACK, ops.PARKED, ops.DEAD_LETTERS,
+    serve.GATEWAY, serve.ARCHIVER, bothost.BOTS, stack.STACK, ops.PARKED, ops.DEAD_LETTERS,
+    ratings.RATINGS, ratings.LADDER, ratings.PLAYERS,
 )
 COMMANDS: dict[str, Handler] = {command.name: command.run for command in SUBCOMMANDS}
 

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from services.cli.common import Subcommand, SubParsers, check_options, fail, json_object, parse_option
 from services.client.console import add_url, client_for, one_line_errors
+
+TOKEN_ENV = "AIRSHIP_TOKEN"
 
 
 def add_lobby(sub: SubParsers) -> None:
@@ -59,8 +62,11 @@ def add_chat(sub: SubParsers) -> None:
                                     "gateway)")
     add_url(p)
     p.add_argument("--match", required=True, help="the match id")
-    p.add_argument("--token", required=True, help="the seat token from 'airship lobby join'")
+    p.add_argument("--token-file", default=None, metavar="PATH",
+                   help=f"a file holding the seat token from 'airship lobby join' (default: ${TOKEN_ENV}); the "
+                        "token is never taken from the command line, where 'ps' shows it to everyone")
     p.add_argument("--seat", type=int, default=None, help="the seat (default: the one the token names)")
+    p.add_argument("--token", dest="token_on_command_line", default=None, help=argparse.SUPPRESS)
 
 
 @one_line_errors
@@ -112,14 +118,18 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 @one_line_errors
 def cmd_chat(args: argparse.Namespace) -> int:
-    from services.chat.terminal import run_chat
+    from services.chat.terminal import read_token, run_chat
     from services.client.common import seat_of_token
 
-    seat = args.seat if args.seat is not None else seat_of_token(args.token)
+    if args.token_on_command_line is not None:
+        return fail(f"--token is not taken: 'ps' would show it to every user. Put the token in a file (--token-file) "
+                    f"or in {TOKEN_ENV}")
+    token = read_token(args.token_file, os.environ.get(TOKEN_ENV))
+    seat = args.seat if args.seat is not None else seat_of_token(token)
     if seat is None:
         return fail("the token does not name its seat; give --seat")
     with client_for(args) as client:
-        return run_chat(client, args.match, seat, args.token, sys.stdin, sys.stdout)
+        return run_chat(client, args.match, seat, token, sys.stdin, sys.stdout, prompt=sys.stdin.isatty())
 
 
 LOBBY = Subcommand("lobby", add_lobby, cmd_lobby)

@@ -27,7 +27,17 @@ from typing import Any
 import httpx
 
 from schemas.envelopes import CommandResult, ViewRecord
-from schemas.gateway import GameInfo, GameList, LogAnswer, MatchList, MatchSummary, SeatToken
+from schemas.gateway import (
+    AbandonAnswer,
+    BotSeats,
+    BotsWanted,
+    GameInfo,
+    GameList,
+    LogAnswer,
+    MatchList,
+    MatchSummary,
+    SeatToken,
+)
 from services.client import common
 from services.client.errors import RateLimited, Timeout
 from services.logs import get_logger
@@ -114,6 +124,23 @@ class GatewayClient:
             self._request("POST", common.match_path(match_id, "seats"), json=body)))
         self.tokens.remember(match_id, answer.seat, answer.token)
         return answer.seat, answer.token
+
+    def flag_bots(self, match_id: str, seats: list[int] | None = None, bot: str = "heuristic",
+                  token: str | None = None) -> BotSeats:
+        """Give free seats (every free one if None) of an open match to the service's bots (``airship bots``);
+        once a seat is taken, with the token of a seat of the match."""
+        body: dict[str, Any] = {"bot": bot} if seats is None else {"bot": bot, "seats": seats}
+        return BotSeats.model_validate(common.decode(
+            self._request("POST", common.match_path(match_id, "bots"), json=body, token=token)))
+
+    def bots_wanted(self, limit: int = 50) -> list[BotSeats]:
+        """The open matches whose free seats are all flagged for bots, oldest first."""
+        return BotsWanted.model_validate(self._get("/bots/wanted", params={"limit": limit})).matches
+
+    def abandon(self, match_id: str, token: str) -> AbandonAnswer:
+        """The token's seat votes to end the match early; the answer says whether it ended and who must agree."""
+        return AbandonAnswer.model_validate(common.decode(
+            self._request("POST", common.match_path(match_id, "abandon"), token=token)))
 
     # -- commands --------------------------------------------------------------------------------
     def _post_command(self, match_id: str, seat: int, token: str | None, type: str, body: Mapping[str, Any],

@@ -28,6 +28,7 @@ from schemas.envelopes import CommandResult
 from schemas.gateway import (
     IDEMPOTENCY_KEY,
     MATCH_ID,
+    AbandonAnswer,
     CreateMatch,
     GameInfo,
     GameList,
@@ -195,9 +196,17 @@ def create_app(settings: Settings, r: aioredis.Redis | None = None) -> FastAPI:
     _handlers(app)
     _routes(app)
     without_default_422(app)
+    from services.gateway.bots import add_bot_routes
+    from services.gateway.players import add_player_routes
+    from services.gateway.replays import add_replay_routes
     from services.gateway.ws import add_websocket
+    from services.web import add_web
 
     add_websocket(app)
+    add_bot_routes(app)
+    add_player_routes(app)
+    add_replay_routes(app)
+    add_web(app)
     return app
 
 
@@ -264,8 +273,10 @@ def _routes(app: FastAPI) -> None:
                       game: Annotated[str | None, Query(max_length=40)] = None,
                       limit: Annotated[int, Query(ge=1, le=200)] = 50) -> Response:
         found = await st.store.list_matches(status, limit if game is None else 200)
+        from services.gateway.bots import with_bot_flags
+
         listed = [summary(m, v) for m, v in found if game is None or m.game == game][:limit]
-        return encode(request, MatchList(matches=listed))
+        return encode(request, MatchList(matches=await with_bot_flags(st, listed)))
 
     @app.post("/matches", response_model=MatchSummary, status_code=201, tags=["lobby"],
               openapi_extra=body_of(CreateMatch), responses=problems(413, 422))
@@ -283,18 +294,23 @@ def _routes(app: FastAPI) -> None:
 
     @app.get("/matches/{match_id}", response_model=MatchSummary, tags=["lobby"], responses=problems(404))
     async def match(request: Request, match_id: MatchId, st: Annotated[State, Depends(limited)]) -> Response:
+        from services.gateway.bots import with_bot_flags
+
         meta = await st.gateway.meta(match_id, fresh=True)
-        return encode(request, summary(meta, await st.gateway.version(match_id)))
+        found = summary(meta, await st.gateway.version(match_id))
+        return encode(request, (await with_bot_flags(st, [found]))[0])
 
     @app.post("/matches/{match_id}/seats", response_model=SeatToken, status_code=201, tags=["lobby"],
-              openapi_extra=body_of(JoinSeat), responses=problems(404, 409, 413))
+              openapi_extra=body_of(JoinSeat), responses=problems(401, 403, 404, 409, 413))
     async def join(request: Request, match_id: MatchId, st: Annotated[State, Depends(limited)]) -> Response:
         body = await read_body(request, JoinSeat, st.settings.gateway_max_body)
         meta = await st.gateway.meta(match_id, fresh=True)
         if body.seat is not None and body.seat >= meta.seats:
             raise Refused(400, "bad_request", f"seat {body.seat} does not exist; seats are 0 to {meta.seats - 1}",
                           "body.seat")
-        taken = await st.store.join(match_id, body.seat, meta.seats, list(meta.credential_hashes))
+        from services.gateway.players import join_seat  # with an API key: the seat linked to its player
+
+        taken = await join_seat(st, request, match_id, body.seat, meta)
         if taken is None:
             raise Refused(409, "conflict", f"seat {body.seat} is taken" if body.seat is not None
                           else "the match is full")
@@ -312,6 +328,15 @@ def _routes(app: FastAPI) -> None:
         body = await read_body(request, SendCommand, st.settings.gateway_max_body)
         result = await st.gateway.send(seat, body, wait_s)
         return _result_or_pending(request, match_id, body.idempotency_key, result)
+
+    @app.post("/matches/{match_id}/abandon", response_model=AbandonAnswer, tags=["play"],
+              responses=problems(401, 404, 409))
+    async def abandon(request: Request, match_id: MatchId, seat: Annotated[Seat, Depends(seat_of)]) -> Response:
+        """The token's seat votes to end the match early (see ``schemas.gateway.abandon_agreed``)."""
+        answer = await state_of(request).gateway.abandon(seat)
+        if answer.abandoned:
+            log.info("match abandoned", match_id=match_id, votes=answer.votes)
+        return encode(request, answer)
 
     @app.get("/matches/{match_id}/commands/{key}", response_model=CommandResult, tags=["play"],
              responses={202: {"model": Pending, "description": "not decided yet"}, **problems(401, 404)})

@@ -10,7 +10,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from schemas.envelopes import CommandEnvelope, CommandResult, EventEnvelope, MatchMeta, ViewRecord
-from schemas.gateway import LogAnswer, MatchSummary, SendCommand
+from schemas.gateway import (
+    ABANDON_IDLE_S,
+    AbandonAnswer,
+    LogAnswer,
+    MatchSummary,
+    SendCommand,
+    abandon_agreed,
+    abandon_waiting_for,
+)
 from services import metrics
 from services.archive.files import archive_path, read_archive
 from services.gateway.hub import Closing, Hubs, Update
@@ -47,10 +55,17 @@ def for_client(result: CommandResult, seat: int | None = None) -> CommandResult:
     return result
 
 
+def _current_votes(meta: MatchMeta, version: int) -> dict[int, int]:
+    """The abandon votes cast at the match's current version: seat -> when (ms)."""
+    votes: dict[int, tuple[int, int]] = getattr(meta, "abandon_votes", {})
+    return {s: ms for s, (v, ms) in votes.items() if v == version}
+
+
 def summary(meta: MatchMeta, version: int) -> MatchSummary:
     free = [s for s in range(meta.seats) if s not in meta.credential_hashes]
     return MatchSummary(match_id=meta.match_id, game=meta.game, seats=meta.seats, seats_free=free,
-                        status=meta.status, options=meta.options, version=version, reveal_log=meta.reveal_log)
+                        status=meta.status, options=meta.options, version=version, reveal_log=meta.reveal_log,
+                        abandoned=getattr(meta, "abandoned", False))
 
 
 class Gateway:
@@ -85,6 +100,14 @@ class Gateway:
         taken = {seat: ARCHIVED for seat in range(archived.meta.seats)}  # every seat taken, no token matches
         meta = archived.meta.model_copy(update={"seed": None, "credential_hashes": taken, "status": "finished"})
         return meta, archived
+
+    async def full_log(self, match_id: str) -> tuple[MatchMeta, list[EventEnvelope]]:
+        """The metadata and whole log of a match, secrets included (from Redis, else its archive), for the
+        gateway's own use: what it gives out of them is up to the caller (services.gateway.replays)."""
+        meta, archived = await self._lookup(match_id)
+        if archived is not None:
+            return meta, list(archived.events)
+        return meta, await self.store.read_log(match_id, meta.game)
 
     async def _archived(self, match_id: str) -> MatchLog | None:
         root = getattr(self.store.settings, "archive_dir", "")
@@ -139,6 +162,12 @@ class Gateway:
             return CommandResult(command_id=command.idempotency_key, match_id=seat.match_id, seat=seat.seat,
                                  status="rejected", version=await self.store.version(seat.match_id),
                                  code="not_your_turn", reason="the match is waiting for players to join")
+        if getattr(meta, "abandoned", False):  # workers may still hold it as running: refused here
+            earlier = await self.store.result(seat.match_id, command_id)
+            return for_client(earlier, seat.seat) if earlier is not None else CommandResult(
+                command_id=command.idempotency_key, match_id=seat.match_id, seat=seat.seat, status="rejected",
+                version=await self.store.version(seat.match_id), code="game_over",
+                reason="the match was abandoned by its players")
         hub = await self.hubs.get(seat.match_id)
         future = hub.expect(command_id)
         try:
@@ -153,6 +182,29 @@ class Gateway:
             return await self._await(seat, command_id, future, wait_s)
         finally:
             hub.forget(command_id, future)
+
+    async def abandon(self, seat: Seat, idle_after_s: float = ABANDON_IDLE_S) -> AbandonAnswer:
+        """``seat`` votes to end the match early; it ends when :func:`schemas.gateway.abandon_agreed` says so.
+        A vote counts at the version it was cast: a move since makes it void. 409 before the match begins."""
+        meta = await self.meta(seat.match_id, fresh=True)
+        if meta.status == "open":
+            raise Refused(409, "conflict", "the match has not begun; nothing to abandon")
+        version = await self.store.version(seat.match_id)
+        if meta.status == "running" and seat.seat not in _current_votes(meta, version):  # a vote keeps its time
+            await self.store.vote_abandon(seat.match_id, seat.seat, version, int(time.time() * 1000))
+            meta = await self.meta(seat.match_id, fresh=True)
+        votes = _current_votes(meta, await self.store.version(seat.match_id))
+        record = await self.store.view(seat.match_id, "public")
+        to_act = list(record.to_act) if record is not None else []
+        idle_s = (time.time() * 1000 - min(votes.values())) / 1000 if votes else 0.0
+        abandoned = bool(getattr(meta, "abandoned", False))
+        if meta.status == "running" and abandon_agreed(meta.seats, to_act, set(votes), idle_s, idle_after_s):
+            abandoned = await self.store.mark_abandoned(seat.match_id)
+            self.forget(seat.match_id)
+        waiting = [] if abandoned or meta.status == "finished" else abandon_waiting_for(
+            meta.seats, to_act, set(votes), idle_s, idle_after_s)
+        return AbandonAnswer(match_id=seat.match_id, abandoned=abandoned, votes=sorted(votes),
+                             waiting_for=waiting, idle_after_s=idle_after_s)
 
     async def result(self, seat: Seat, key: str, wait_s: float = 0.0) -> CommandResult | None:
         command_id = scoped_id(seat.seat, key)

@@ -28,6 +28,37 @@ from services.pipeline.states import to_envelope
 from services.settings import Settings
 
 StreamEntries = list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]]
+ABANDON_VOTE = "abandon:"  # meta hash field per seat: "<version>:<ms>", the version the seat voted at and when
+MARK_ABANDONED = """
+-- A running match ends as abandoned: finished (no command is accepted), moved to the finished set.
+-- KEYS: meta, running set, finished set. Returns 1 if it was running, else 0.
+if redis.call('HGET', KEYS[1], 'status') ~= 'running' then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'status', 'finished', 'abandoned', '1')
+local id = redis.call('HGET', KEYS[1], 'match_id')
+redis.call('ZREM', KEYS[2], id)
+redis.call('ZADD', KEYS[3], redis.call('HGET', KEYS[1], 'created'), id)
+return 1
+"""
+
+
+class GatewayMeta(MatchMeta):
+    """A match's metadata as the gateway reads it: with whether its players abandoned it, and their votes."""
+
+    abandoned: bool = False
+    abandon_votes: dict[int, tuple[int, int]] = {}  # seat -> (version voted at, time in ms)
+
+
+def gateway_meta(reply: object) -> GatewayMeta:
+    h = cast(dict[bytes, bytes], reply)
+    meta = _meta_from(h)
+    votes: dict[int, tuple[int, int]] = {}
+    for key, value in h.items():
+        if key.startswith(ABANDON_VOTE.encode()):
+            version, _, ms = value.decode().partition(":")
+            votes[int(key[len(ABANDON_VOTE):])] = (int(version), int(ms or 0))
+    return GatewayMeta(**dict(meta), abandoned=h.get(b"abandoned") == b"1", abandon_votes=votes)
 
 
 def connect_async(url: str, max_connections: int = 2000, socket_timeout_s: float | None = None) -> aioredis.Redis:
@@ -45,11 +76,12 @@ class GatewayStore:
         self.settings = settings
         self._create = r.register_script(lua("create_match"))
         self._claim_seat = r.register_script(lua("claim_seat"))
+        self._mark_abandoned = r.register_script(MARK_ABANDONED)
 
     # -- matches ---------------------------------------------------------------------------------
     async def meta(self, match_id: str) -> MatchMeta | None:
         h = await self.r.hgetall(self.keys.meta(match_id))
-        return _meta_from(h) if h else None
+        return gateway_meta(h) if h else None
 
     async def version(self, match_id: str) -> int:
         return int(await self.r.hget(self.keys.meta(match_id), "version") or 0)
@@ -101,7 +133,17 @@ class GatewayStore:
         for _, mid in ranked:
             pipe.hgetall(self.keys.meta(mid))
         metas = await pipe.execute()
-        return [(_meta_from(h), int(h.get(b"version", 0))) for h in metas if h]
+        return [(gateway_meta(h), int(h.get(b"version", 0))) for h in metas if h]
+
+    async def vote_abandon(self, match_id: str, seat: int, version: int, now_ms: int) -> None:
+        """Record ``seat``'s vote to end the match, cast at ``version``."""
+        await self.r.hset(self.keys.meta(match_id), f"{ABANDON_VOTE}{seat}", f"{version}:{now_ms}")
+
+    async def mark_abandoned(self, match_id: str) -> bool:
+        """End a running match as abandoned; False if it was not running (it ended meanwhile)."""
+        k = self.keys
+        keys = [k.meta(match_id), k.match_matches(match_id, "running"), k.match_matches(match_id, "finished")]
+        return bool(await self._mark_abandoned(keys=keys))
 
     # -- commands and results --------------------------------------------------------------------
     async def publish(self, envelope: CommandEnvelope) -> CommandResult | None:

@@ -46,11 +46,16 @@ def cluster_choice(url: str) -> tuple[str, bool | None]:
 
 
 def server_is_cluster(url: str, options: dict[str, Any]) -> bool:
-    """Ask the server: ``CLUSTER SLOTS`` answers on a cluster node and is refused elsewhere."""
+    """Ask the server: ``CLUSTER SLOTS`` answers on a cluster node and is refused elsewhere. A server that
+    cannot be reached is taken for a single one: the process starts and its own retries wait for Redis (a
+    deployment on a cluster says so with ``AIRSHIP_REDIS_CLUSTER=yes``, as the production overlay does, and
+    is never asked)."""
     probe: Any = redis.Redis.from_url(url, **options)
     try:
         probe.execute_command("CLUSTER", "SLOTS")
         return True
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+        return False
     except redis.exceptions.ResponseError as e:
         if "SELECT is not allowed" in str(e):
             raise ValueError(f"{redact(url)}: a cluster has only database 0; drop the /<db> from the URL") from e

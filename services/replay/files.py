@@ -1,10 +1,12 @@
 """Match log files: JSON lines or a msgpack stream, each an optional header and then the events.
 
 The header is the match's metadata without the seat credential hashes: ``{"kind": "meta", "match_id",
-"game", "seats", "options", "seed", "status"}``. It holds the seed, so a file with a header must be
-handled like the match's secrets (the seed predicts every shuffle); the public event feed never holds it.
-After the header comes one :class:`~schemas.envelopes.EventEnvelope` per line (or per msgpack object),
-in version order. Files without the header (older ``airship play --save-log`` output) are read too.
+"game", "seats", "options", "seed", "status"}``, and for a match with seats linked to registered players also
+``"players"`` (seat -> name) and ``"created_ms"`` (older files have neither: read as no links). It holds
+the seed, so a file with a header must be handled like the match's secrets (the seed predicts every
+shuffle); the public event feed never holds it. After the header comes one
+:class:`~schemas.envelopes.EventEnvelope` per line (or per msgpack object), in version order. Files without
+the header (older ``airship play --save-log`` output) are read too.
 Events are upcast to the current schema version on read (:mod:`schemas.upcast`).
 """
 
@@ -58,6 +60,11 @@ class MatchLog:
         return self.events[0].match_id if self.events else None
 
     @property
+    def players(self) -> dict[int, str]:
+        """The seat -> registered player links the header carries (empty: none, or a file from before them)."""
+        return dict(self.meta.players) if self.meta is not None else {}
+
+    @property
     def seats(self) -> int | None:
         if self.meta is not None:
             return self.meta.seats
@@ -73,7 +80,13 @@ def public_meta(meta: MatchMeta) -> MatchMeta:
 
 
 def header(meta: MatchMeta, mode: str = "json") -> dict[str, Any]:
-    return {"kind": HEADER_KIND, **meta.model_dump(mode=mode, exclude={"credential_hashes"})}
+    """The header record. ``players`` and ``created_ms`` (the seat -> registered player links of a rated match and
+    its creation time) are written only when the match has links: the header of any other match is what it
+    was before they existed."""
+    exclude = {"credential_hashes"}
+    if not meta.players:
+        exclude |= {"players", "created_ms"}
+    return {"kind": HEADER_KIND, **meta.model_dump(mode=mode, exclude=exclude)}
 
 
 def guess_format(path: Path, head: bytes = b"") -> Format:

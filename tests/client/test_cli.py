@@ -90,8 +90,7 @@ def test_one_line_errors(gateway_stack: GatewayStack) -> None:
                    "token")
     dead = dead_url()
     for args in (["send", "m", "--token", WRONG_TOKEN, "--type", "take"], ["watch", "m"], ["lobby", "list"],
-                 ["lobby", "create", "--game", "nim", "--seats", "2"],
-                 ["chat", "--match", "m", "--token", WRONG_TOKEN]):
+                 ["lobby", "create", "--game", "nim", "--seats", "2"]):  # chat: tests/chat/test_chat_cli.py
         one_line_error(airship(*args, "--url", dead), "cannot be reached")
     one_line_error(airship("watch", "m"), "--url")  # no URL at all
 

@@ -34,7 +34,7 @@ from tests.ops.conftest import ROOT, free_port
 
 CONF = ROOT / "infra" / "redis" / "redis.conf"
 ACL = ROOT / "infra" / "redis" / "users.acl"
-ROLES = {"default", "admin", "worker", "projector", "gateway", "keda", "exporter", "archiver"}
+ROLES = {"default", "admin", "worker", "projector", "gateway", "keda", "exporter", "archiver", "ratings"}
 K = Keys()
 P = 3
 CMDS, FEED, DEAD, LOG, META = K.commands(P), K.feed(P), K.dead(P), K.log("m1"), K.meta("m1")
@@ -42,6 +42,9 @@ VIEW, RESULTS, SEEN, MATCHES = K.view("m1", "public"), K.results("m1"), K.seen("
 SECRET, SENT, UPDATES = K.secret("m1"), K.sent("m1"), K.updates("m1")
 RUNNING, FINISHED = K.matches(P, "running"), K.matches(P, "finished")
 SHA = "0" * 40
+PNAMES, PKEYS, LINKS = K.players("names"), K.players("keys"), K.seat_players(P)
+EPOCH, GAMES, RATED = K.ratings("epoch"), K.ratings("games"), K.ratings("nim:matches")
+STANDINGS, HISTORY, REBUILT = K.ratings("nim:standings"), K.ratings("nim:history"), K.ratings("rebuild")
 KP = Keys(partitions=4)  # the keys of the match the real processes play
 
 
@@ -121,6 +124,8 @@ class Played:
     summary: dict[str, Any]
     log: dict[str, Any]
     users: set[str]  # the users of every client connection while the match was played
+    rated: str = ""  # the rated match (two registered players)
+    ladder: list[dict[str, Any]] | None = None  # GET /ladder/nim once the ratings projector rated it
 
 
 def play_nim(url: str) -> tuple[str, int]:
@@ -130,12 +135,68 @@ def play_nim(url: str) -> tuple[str, int]:
     return match_id, moves
 
 
+def play_rated(url: str) -> tuple[str, list[dict[str, Any]]]:
+    """Register two players (one with ``airship players register``, one over HTTP), create a rated nim match
+    for them, join each seat with its player's API key, play it to the end and wait for its ladder."""
+    import sys
+
+    from services.ratings.players import API_KEY_HEADER
+    from tests.pipeline.redis_fixtures import wait_until
+
+    cli = subprocess.run([sys.executable, "-m", "services.cli", "players", "register", "ann", "--url", url],
+                         capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert cli.returncode == 0, cli.stderr
+    keys = {"ann": cli.stdout.strip()}
+    assert keys["ann"].startswith("ak_") and "shown only this once" in cli.stderr
+    again = subprocess.run([sys.executable, "-m", "services.cli", "players", "register", "ann", "--url", url],
+                           capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert again.returncode == 2 and "taken" in again.stderr and not again.stdout
+    with httpx.Client(base_url=url, timeout=30.0) as http:
+        answer = http.post("/players", json={"name": "bob"})
+        assert answer.status_code == 201, answer.text
+        keys["bob"] = answer.json()["api_key"]
+        created = http.post("/ladder/nim/matches", json={"players": ["ann", "bob"]},
+                            headers={API_KEY_HEADER: keys["ann"]})
+        assert created.status_code == 201, created.text
+        match_id, version = created.json()["match_id"], created.json()["version"]
+        tokens = {}
+        for seat, name in enumerate(("ann", "bob")):
+            joined = http.post(f"/matches/{match_id}/seats", json={"seat": seat}, headers={API_KEY_HEADER: keys[name]})
+            assert joined.status_code == 201, joined.text
+            tokens[seat] = joined.json()["token"]
+        for move in range(100):
+            public = nim_http.get_json(http, f"/matches/{match_id}/views/public", after_version=version - 1,
+                                       wait_s=10)["view"]
+            if public["finished"]:
+                break
+            seat = public["to_act"][0]
+            mine = nim_http.get_json(http, f"/matches/{match_id}/views/me", tokens[seat], after_version=version - 1,
+                                     wait_s=10)
+            sent = http.post(f"/matches/{match_id}/commands", params={"wait_s": 10},
+                             headers={"Authorization": f"Bearer {tokens[seat]}"},
+                             json={"idempotency_key": f"rated-{move}", "type": mine["legal"][0]["type"],
+                                   "body": mine["legal"][0]["body"], "expected_version": mine["version"]})
+            assert sent.status_code == 200 and sent.json()["status"] == "accepted", sent.text
+            version = sent.json()["version"]
+        standings: list[dict[str, Any]] = []
+
+        def rated() -> bool:
+            standings[:] = nim_http.get_json(http, "/ladder/nim")["standings"]
+            return len(standings) == 2
+
+        wait_until(rated, timeout_s=30)
+    return match_id, standings
+
+
 @pytest.fixture(scope="module")
 def played(server: Server) -> Played:
-    """A worker, a projector and the gateway as real processes, each logged in as its own Redis user, play a
-    match of nim through the gateway to the end; the processes are stopped before the tests look at Redis."""
+    """A worker, a projector, the ratings projector and the gateway as real processes, each logged in as its own
+    Redis user, play a match of nim through the gateway to the end, then a rated one between two players they
+    register, which the ratings projector puts on the ladder; the processes are stopped before the tests look
+    at Redis."""
     from tests.gateway.stack import spawn_gateway, wait_ready
     from tests.pipeline.redis_fixtures import spawn, stop
+    from tests.ratings.conftest import spawn_ratings
 
     def settings(user: str) -> Settings:
         return Settings(redis_url=server.url(user), key_prefix=KP.prefix, partitions=KP.partitions, block_ms=50,
@@ -146,26 +207,53 @@ def played(server: Server) -> Played:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     procs = [spawn(settings("worker"), "worker", **off), spawn(settings("projector"), "projector", **off),
-             spawn_gateway(settings("gateway"), port, **off)]
+             spawn_ratings(settings("ratings"), **off), spawn_gateway(settings("gateway"), port, **off)]
     try:
         wait_ready(url, procs[-1])
         match_id, moves = play_nim(url)
         with httpx.Client(base_url=url, timeout=10.0) as http:
             summary = nim_http.get_json(http, f"/matches/{match_id}")
             log = nim_http.get_json(http, f"/matches/{match_id}/log")
+        rated, ladder = play_rated(url)
         users = {c["user"] for c in server.admin.client_list()}
     finally:
         for proc in procs:
             stop(proc)
-    return Played(match_id, moves, summary, log, users)
+    return Played(match_id, moves, summary, log, users, rated, ladder)
 
 
 def test_worker_projector_and_gateway_play_a_match_as_their_own_users(server: Server, played: Played) -> None:
     assert played.summary["status"] == "finished" and played.moves >= 3
     assert played.log["perspective"] == "full" and len(played.log["events"]) == played.summary["version"]
-    assert played.users == {"admin", "worker", "projector", "gateway"}
+    assert played.users == {"admin", "worker", "projector", "gateway", "ratings"}
     refused = [(e["username"], e["object"], e["reason"]) for e in server.admin.execute_command("ACL", "LOG")]
     assert not refused, f"Redis refused the real processes: {refused}"
+
+
+def test_players_register_and_a_rated_match_reaches_the_ladder_as_the_ratings_user(server: Server,
+                                                                                   played: Played) -> None:
+    """The rated match of ``played``: the ladder the ratings projector (user ``ratings``) published holds both
+    players; a rebuild run as ``ratings`` gives the same; the gateway's links are where the ratings user reads
+    them; Redis refused nothing."""
+    import redis
+
+    from services.ratings.rebuild import rebuild
+    from services.ratings.store import RatingsStore
+
+    assert played.ladder is not None and {row["player"] for row in played.ladder} == {"ann", "bob"}
+    assert [row["games"] for row in played.ladder] == [1, 1]
+    server.admin.execute_command("ACL", "LOG", "RESET")
+    with redis.Redis(port=server.port, username="ratings", password=passwords()["ratings"]) as client:
+        store = RatingsStore(client, KP)
+        live = store.snapshot()
+        assert [m["m"] for m in live["nim"]["matches"]] == [played.rated]
+        report = rebuild(client, KP)
+        assert report.games == {"nim": 1} and store.snapshot() == live
+        assert store.last_rebuild()["matches"] == 1
+        refused = [(e["username"], e["object"], e["reason"]) for e in server.admin.execute_command("ACL", "LOG")]
+        assert not refused, f"Redis refused the ratings user: {refused}"
+        with pytest.raises(redis.exceptions.NoPermissionError):  # its own keys only
+            client.hset(KP.seat_players(KP.partition(played.rated)), "x", "y")
 
 
 def test_the_seed_is_stored_for_the_worker_and_hidden_from_the_gateway(server: Server, played: Played) -> None:
@@ -273,7 +361,32 @@ ALLOWED: dict[str, list[tuple[str, ...]]] = {
         ("EXISTS", META), ("SETNX", SECRET, "42"), ("HSET", META, "a", "b"), ("HSETNX", META, "cred:0", "h"),
         ("HINCRBY", META, "joined", "1"), ("XADD", LOG, "1-0", "e", "x"), ("ZADD", RUNNING, "1", "m1"),
         ("XADD", FEED, "MAXLEN", "~", "100000", "*", "e", "x"), ("ZREM", MATCHES, "m1"), ("PING",),
+        # players and the ladder (services/gateway/players.py): register (a script on both player hashes), a
+        # key's player, the rated match's players, the join that claims and links (claim_seat.lua + the
+        # partition's seat-players hash), the standings and a history
+        ("EVALSHA", SHA, "2", PNAMES, PKEYS), ("HSETNX", PNAMES, "ann", "r"), ("HSET", PKEYS, "h", "ann"),
+        ("HGET", PKEYS, "h"), ("HMGET", PNAMES, "ann", "bob"),
+        ("EVALSHA", SHA, "5", META, MATCHES, RUNNING, FINISHED, LINKS), ("HEXISTS", LINKS, "m1.p.ann"),
+        ("HSET", LINKS, "m1.0", "ann", "m1.p.ann", "0", "m1.created", "1"),
+        ("GET", STANDINGS), ("HGET", HISTORY, "ann"),
     ],
+    "ratings": [
+        ("XREADGROUP", "GROUP", "ratings", "r1", "COUNT", "200", "BLOCK", "1000", "STREAMS", FEED, ">"),
+        ("XACK", FEED, "ratings", "1-0"), ("XAUTOCLAIM", FEED, "ratings", "r1", "30000", "0-0"),
+        ("XPENDING", FEED, "ratings"), ("XPENDING", FEED, "ratings", "-", "+", "10", "r1"),
+        ("XINFO", "GROUPS", FEED), ("XLEN", FEED), ("XRANGE", FEED, "(1-0", "+"),
+        ("XGROUP", "CREATE", FEED, "ratings", "0", "MKSTREAM"), ("XGROUP", "DELCONSUMER", FEED, "ratings", "r1"),
+        ("HGET", META, "status"), ("HGETALL", META), ("XRANGE", LOG, "1-0", "+", "COUNT", "1000"),
+        ("ZRANGE", FINISHED, "0", "999"), ("HMGET", LINKS, "m1.0", "m1.1", "m1.created"),
+        ("HEXISTS", LINKS, "m1.created"),
+        ("HSETNX", RATED, "m1", "x"), ("SADD", GAMES, "nim"), ("HGETALL", RATED), ("SMEMBERS", GAMES),
+        ("GET", EPOCH), ("EVALSHA", SHA, "4", EPOCH, RATED, STANDINGS, HISTORY), ("SET", STANDINGS, "x"),
+        ("HSET", HISTORY, "ann", "x"), ("HDEL", HISTORY, "ann"), ("HLEN", RATED), ("GET", STANDINGS),
+        ("HGET", HISTORY, "ann"), ("HSET", REBUILT, "seconds", "1"), ("HGETALL", REBUILT),
+        ("INCRBY", EPOCH, "1"), ("DEL", GAMES, RATED, STANDINGS, HISTORY),  # airship ratings rebuild
+        ("SCRIPT", "LOAD", "return 1"), ("PING",),
+    ],
+    "archiver": [("HMGET", LINKS, "m1.0", "m1.1", "m1.created")],  # the links go into the archive header
     "keda": [("XINFO", "GROUPS", CMDS), ("XPENDING", CMDS, "workers"), ("XLEN", CMDS)],
     "exporter": [("INFO",), ("PING",), ("CONFIG", "GET", "maxmemory"), ("DBSIZE",), ("SLOWLOG", "GET", "10")],
     # `default` is off (nobody logs in as it) with every permission, for the AOF replay: see
@@ -298,7 +411,23 @@ DENIED: dict[str, list[tuple[str, ...]]] = {
                 ("XADD", UPDATES, "*", "k", "v"), ("XADD", RESULTS, "*", "r", "x"), ("HSET", SEEN, "c", "r"),
                 ("XADD", DEAD, "*", "k", "v"), ("EXPIRE", LOG, "1"), ("KEYS", "*"), ("SCAN", "0"),
                 ("XREADGROUP", "GROUP", "projectors", "x", "STREAMS", FEED, ">"),
-                ("CONFIG", "SET", "save", ""), ("ACL", "LIST"), ("SCRIPT", "FLUSH"), ("GET", "other:key")],
+                ("CONFIG", "SET", "save", ""), ("ACL", "LIST"), ("SCRIPT", "FLUSH"), ("GET", "other:key"),
+                # the ladder is the ratings projector's: read only; players and links are never deleted
+                ("SET", STANDINGS, "x"), ("HSET", HISTORY, "ann", "x"), ("HSETNX", RATED, "m1", "x"),
+                ("INCRBY", EPOCH, "1"), ("DEL", STANDINGS), ("EVALSHA", SHA, "1", STANDINGS), ("DEL", PNAMES),
+                ("HDEL", PKEYS, "h"), ("HDEL", LINKS, "m1.0"), ("UNLINK", LINKS)],
+    "ratings": [("XADD", FEED, "*", "e", "x"), ("XTRIM", FEED, "MAXLEN", "0"), ("DEL", FEED), ("XDEL", FEED, "1-0"),
+                ("XGROUP", "DESTROY", FEED, "ratings"), ("XGROUP", "SETID", FEED, "ratings", "0"),
+                ("XREADGROUP", "GROUP", "workers", "x", "STREAMS", CMDS, ">"), ("XRANGE", CMDS, "-", "+"),
+                ("HSET", META, "status", "finished"), ("DEL", META), ("XADD", LOG, "9-0", "e", "x"),
+                ("HSET", LINKS, "m1.0", "eve"), ("HDEL", LINKS, "m1.0"), ("DEL", LINKS),
+                ("ZADD", FINISHED, "1", "m1"), ("ZREM", FINISHED, "m1"), ("GET", SECRET), ("HSET", VIEW, "v", "1"),
+                ("HGET", VIEW, "d"), ("HGET", PKEYS, "h"), ("HSET", PKEYS, "h", "eve"), ("HGETALL", PNAMES),
+                ("EVALSHA", SHA, "1", META), ("EVALSHA", SHA, "1", LINKS), ("EVAL", "return 1", "1", FEED),
+                ("XADD", UPDATES, "*", "k", "v"), ("FLUSHDB",), ("KEYS", "*"), ("SCAN", "0"), ("ACL", "LIST"),
+                ("GET", "other:key"), ("CONFIG", "SET", "save", "")],
+    "archiver": [("HSET", LINKS, "m1.0", "eve"), ("HDEL", LINKS, "m1.0"), ("DEL", LINKS), ("GET", RATED),
+                 ("HGET", PKEYS, "h")],
     "keda": [("XADD", CMDS, "*", "k", "v"), ("XRANGE", CMDS, "-", "+"), ("GET", VIEW), ("XINFO", "GROUPS", FEED),
              ("HGETALL", META), ("XTRIM", CMDS, "MAXLEN", "0")],
     "exporter": [("GET", VIEW), ("XRANGE", LOG, "-", "+"), ("CONFIG", "SET", "save", ""), ("GET", SECRET),
@@ -308,7 +437,9 @@ DENIED: dict[str, list[tuple[str, ...]]] = {
 # Redis ACLs know commands and keys, not arguments: whoever may XADD to a stream may pass MAXLEN/MINID and
 # trim it. The gateway must XADD to the command streams (and, in create_match.lua, to logs and feeds).
 NOT_ENFORCEABLE = [("gateway", ("XADD", CMDS, "MAXLEN", "0", "*", "e", "x")),
-                   ("gateway", ("XADD", LOG, "MINID", "999", "*", "e", "x"))]
+                   ("gateway", ("XADD", LOG, "MINID", "999", "*", "e", "x")),
+                   # nor a consumer group: whoever reads the feed in its group may read it in another's
+                   ("ratings", ("XREADGROUP", "GROUP", "projectors", "x", "STREAMS", FEED, ">"))]
 
 
 @pytest.mark.parametrize(("user", "argv"), [(u, a) for u, cmds in ALLOWED.items() for a in cmds])
@@ -322,7 +453,7 @@ def test_each_role_is_refused_what_it_does_not_need(admin: Any, user: str, argv:
 
 
 @pytest.mark.parametrize(("user", "argv"), NOT_ENFORCEABLE)
-@pytest.mark.xfail(strict=True, reason="Redis ACLs cannot refuse an argument (XADD MAXLEN/MINID trims)")
+@pytest.mark.xfail(strict=True, reason="Redis ACLs cannot refuse an argument (XADD MAXLEN/MINID trims, a group name)")
 def test_the_gateway_cannot_trim_while_it_adds(admin: Any, user: str, argv: tuple[str, ...]) -> None:
     assert not allowed(admin, user, *argv)
 
@@ -351,7 +482,8 @@ def test_the_keys_module_and_the_acl_agree_on_the_layout() -> None:
     sample = Keys(partitions=16)
     for key in (sample.meta("m"), sample.log("m"), sample.feed(3), sample.commands(3), sample.secret("m"),
                 sample.sent("m"), sample.seen("m"), sample.view("m", "public"), sample.results("m"),
-                sample.updates("m"), sample.matches(3, "open")):
+                sample.updates("m"), sample.matches(3, "open"), sample.players("names"), sample.players("keys"),
+                sample.seat_players(3), sample.ratings("epoch"), sample.ratings("nim:standings")):
         assert any(_glob(pattern, key) for pattern in re.findall(r"~([^\s)]+)", text)), key
 
 
@@ -370,7 +502,7 @@ def test_the_redis_urls_of_compose_and_k8s_dev_log_in(admin: Any) -> None:
 
     files = [ROOT / "docker-compose.yml", *sorted((ROOT / "k8s").rglob("*.env"))]
     logins = {m for f in files for m in re.findall(r"redis://(\w+):([\w-]+)@", f.read_text())}
-    assert {user for user, _ in logins} == {"worker", "projector", "gateway", "archiver"}
+    assert {user for user, _ in logins} == {"worker", "projector", "gateway", "archiver", "ratings"}
     port = admin.connection_pool.connection_kwargs["port"]
     for user, password in sorted(logins):
         client = redis.Redis(port=port, username=user, password=password)

@@ -17,7 +17,7 @@ from tests.ops.conftest import ROOT
 
 COMPOSE = ROOT / "docker-compose.yml"
 ACL = ROOT / "infra" / "redis" / "users.acl"
-REDIS_CLIENTS = {"worker", "projector", "gateway", "archiver"}  # the airship processes that log in to Redis
+REDIS_CLIENTS = {"worker", "projector", "gateway", "archiver", "ratings"}  # the airship processes that log in to Redis
 SETTINGS = {"AIRSHIP_REDIS_URL", "AIRSHIP_PARTITIONS", "AIRSHIP_KEY_PREFIX", "AIRSHIP_METRICS_PORT",
             "AIRSHIP_HEALTH_PORT"}
 
@@ -114,7 +114,8 @@ def test_only_the_worker_projector_gateway_and_exporter_hold_a_redis_user(compos
 def test_each_process_logs_in_as_its_own_redis_user(compose: dict[str, Any]) -> None:
     users = {n: s["environment"]["AIRSHIP_REDIS_URL"].split("//")[1].split(":")[0]
              for n, s in airship_services(compose).items() if "AIRSHIP_REDIS_URL" in s["environment"]}
-    assert users == {"worker": "worker", "projector": "projector", "gateway": "gateway", "archiver": "archiver"}
+    assert users == {"worker": "worker", "projector": "projector", "gateway": "gateway", "archiver": "archiver",
+                     "ratings": "ratings"}
 
 
 def test_the_gateway_serves_on_its_published_port_and_the_bots_play_through_it(compose: dict[str, Any]) -> None:
@@ -137,7 +138,7 @@ def test_the_gateway_serves_on_its_published_port_and_the_bots_play_through_it(c
 def test_prometheus_scrapes_every_airship_process(compose: dict[str, Any]) -> None:
     config = yaml.safe_load((ROOT / "infra" / "prometheus" / "prometheus.yml").read_text())
     jobs = {j["job_name"]: j for j in config["scrape_configs"]}
-    for name in ("worker", "projector"):
+    for name in ("worker", "projector", "ratings"):
         port = int(compose["services"][name]["environment"]["AIRSHIP_METRICS_PORT"])
         sd = jobs[f"airship-{name}"]["dns_sd_configs"][0]
         assert sd["names"] == [name] and sd["port"] == port

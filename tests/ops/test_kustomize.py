@@ -48,11 +48,11 @@ def containers(deployment: Doc) -> list[Doc]:
 def test_workers_and_projectors_run_their_command_with_probes_on_the_health_port(overlay: str) -> None:
     docs = build(overlay)
     env = settings(docs)
-    for name in ("worker", "projector"):
+    for name, args in (("worker", ["worker"]), ("projector", ["projector"]), ("ratings", ["ratings", "projector"])):
         deployment = one(docs, "Deployment", f"airship-{name}")
         pod = deployment["spec"]["template"]["spec"]
         (container,) = containers(deployment)
-        assert container["args"] == ["airship", name]
+        assert container["args"] == ["airship", *args]
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}
         assert ports == {"metrics": int(env["AIRSHIP_METRICS_PORT"]), "health": int(env["AIRSHIP_HEALTH_PORT"])}
         assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "health"}
@@ -97,7 +97,7 @@ def test_dev_secret_holds_every_key_and_urls_for_each_role() -> None:
     secret = one(build("dev"), "Secret", "airship-redis")
     data = {k: base64.b64decode(v).decode() for k, v in secret["data"].items()}
     assert set(data) == SECRET_KEYS
-    for role in ("worker", "projector", "gateway"):
+    for role in ("worker", "projector", "gateway", "ratings"):
         assert data[f"{role}-url"].startswith(f"redis://{role}:")
     assert data["keda-username"] == "keda"
 
@@ -105,7 +105,7 @@ def test_dev_secret_holds_every_key_and_urls_for_each_role() -> None:
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_each_deployment_logs_in_to_redis_as_its_own_user(overlay: str) -> None:
     docs = build(overlay)
-    for name in ("worker", "projector", "gateway"):
+    for name in ("worker", "projector", "gateway", "ratings"):
         (container,) = containers(one(docs, "Deployment", f"airship-{name}"))
         refs = [v["valueFrom"]["secretKeyRef"] for v in container["env"] if v["name"] == "AIRSHIP_REDIS_URL"]
         assert refs == [{"name": "airship-redis", "key": f"{name}-url"}]
@@ -156,7 +156,7 @@ def test_disruption_budgets_select_the_deployments(overlay: str) -> None:
 def test_metrics_services_and_service_monitor(overlay: str) -> None:
     docs = build(overlay)
     services = objects(docs, "Service")
-    for name in ("airship-worker", "airship-projector"):
+    for name in ("airship-worker", "airship-projector", "airship-ratings"):
         labels = one(docs, "Deployment", name)["spec"]["template"]["metadata"]["labels"]
         service = services[name]
         assert service["spec"]["selector"].items() <= labels.items()
@@ -169,7 +169,8 @@ def test_metrics_services_and_service_monitor(overlay: str) -> None:
     assert monitor["apiVersion"] == "monitoring.coreos.com/v1"
     selected = [s for s in services.values()
                 if monitor["spec"]["selector"]["matchLabels"].items() <= s["metadata"]["labels"].items()]
-    assert {s["metadata"]["name"] for s in selected} == {"airship-worker", "airship-projector", "airship-gateway"}
+    assert {s["metadata"]["name"] for s in selected} == {"airship-worker", "airship-projector", "airship-gateway",
+                                                         "airship-ratings"}
     endpoints = {e["port"]: e["path"] for e in monitor["spec"]["endpoints"]}
     assert endpoints == {"metrics": "/metrics", "http": "/metrics"}  # the gateway: /metrics on its HTTP port
     for service in selected:  # every selected Service is scraped through one of the endpoints
