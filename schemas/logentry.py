@@ -2,17 +2,19 @@
 
 An entry of ``match:<id>:log`` (entry id ``<version>-0``, field ``e``) is the msgpack array
 
-    [schema_version, type, body, visible_to, redacted, cause]
+    [type, body, visible_to, redacted, cause, schema_version]
 
 with trailing nils left out. The match id is the key's and the version the entry id's, so neither is
-repeated per event; field names are positions. ``cause`` says which command caused the event:
+repeated per event; field names are positions; ``schema_version`` is left out when it is 1. ``cause`` says
+which command caused the event:
 
-- absent or nil: none (the set-up events);
 - ``[command_id, seat, command]``: the first event of a command (``command`` as ``[type, body]``, nil
   when the event does not carry it);
-- ``1``: the same command as the nearest earlier entry that names one (a command's further events).
+- ``0``: none (a set-up event written first in its append);
+- absent or nil: the same as the entry before it (a command's further events; set-up events after the first).
 
-A reader of a log slice that starts on a ``1`` entry looks back for the cause (:func:`cause_needed`). The
+The first entry of every append names its cause, so an append stands on its own. A reader of a log slice
+that starts on an entry without a cause looks back for it (:func:`cause_needed`, :func:`first_cause`). The
 partition feeds carry the whole :class:`~schemas.envelopes.EventEnvelope` instead (``schemas.codec.pack``):
 their readers see single events from many matches. Entries written before this shape (maps with every
 field named) are read as before; both go through the upcasters (:mod:`schemas.upcast`).
@@ -28,7 +30,8 @@ import msgpack
 from schemas.codec import DecodeError, unpack_obj
 from schemas.envelopes import EVENT_SCHEMA_VERSION, EventEnvelope
 
-SAME_CAUSE = 1
+NO_CAUSE = 0
+FIRST_COMPACT_VERSION = 1  # the schema version an entry without one has
 Cause = tuple[str, int | None]  # (command id, seat): what a continuation entry inherits
 
 
@@ -37,19 +40,18 @@ def pack_entries(events: Sequence[EventEnvelope]) -> list[bytes]:
     cause, so the entries stand on their own after whatever the log held before them."""
     out: list[bytes] = []
     previous: Cause | None = None
-    for e in events:
-        cause: Any = None
-        if e.command_id is not None:
-            here = (e.command_id, e.seat)
-            if here == previous and e.command is None:
-                cause = SAME_CAUSE
+    for i, e in enumerate(events):
+        here = (e.command_id, e.seat) if e.command_id is not None else None
+        cause: Any = None  # the same as the entry before
+        if i == 0 or here != previous or (here is not None and e.command is not None):
+            if here is None:
+                cause = NO_CAUSE
             else:
                 command = [e.command.get("type"), e.command.get("body")] if e.command is not None else None
                 cause = [e.command_id, e.seat, command]
-            previous = here
-        else:
-            previous = None
-        fields: list[Any] = [e.schema_version, e.type, e.body, e.visible_to, e.redacted, cause]
+        previous = here
+        sv = None if e.schema_version == FIRST_COMPACT_VERSION else e.schema_version
+        fields: list[Any] = [e.type, e.body, e.visible_to, e.redacted, cause, sv]
         while fields[-1] is None:
             fields.pop()
         out.append(msgpack.packb(fields, use_bin_type=True))
@@ -57,27 +59,28 @@ def pack_entries(events: Sequence[EventEnvelope]) -> list[bytes]:
 
 
 def cause_of(raw: Any) -> Cause | None:
-    """What a raw entry (array or old map) passes on to a continuation entry after it, or None when it
-    names no command."""
+    """The cause a raw entry (array or old map) names and passes on to the entries after it that name none:
+    None for no command. (For an entry that names none itself, see :func:`cause_needed`.)"""
     if isinstance(raw, dict):
         cid = raw.get("command_id")
         return (cid, raw.get("seat")) if isinstance(cid, str) else None
-    if isinstance(raw, list) and len(raw) > 5 and isinstance(raw[5], list) and raw[5]:
-        cid = raw[5][0]
-        seat = raw[5][1] if len(raw[5]) > 1 else None
+    if isinstance(raw, list) and len(raw) > 4 and isinstance(raw[4], list) and raw[4]:
+        cid = raw[4][0]
+        seat = raw[4][1] if len(raw[4]) > 1 else None
         return (cid, seat) if isinstance(cid, str) else None
     return None
 
 
 def cause_needed(raw: Any) -> bool:
-    """Whether a raw entry continues an earlier entry's command (so a reader starting at it must look back)."""
-    return isinstance(raw, list) and len(raw) > 5 and raw[5] == SAME_CAUSE
+    """Whether a raw entry takes its cause from the entry before it (so a reader starting at it must look
+    back)."""
+    return isinstance(raw, list) and (len(raw) <= 4 or raw[4] is None)
 
 
 def first_cause(raws_newest_first: Iterable[Any]) -> tuple[bool, Cause | None]:
-    """Looking back from a continuation over the entries before it (newest first): (found, cause) — found
-    once an entry that is not itself a continuation is met, with the cause it passes on (None if it names
-    no command, which makes the continuation malformed: reading it then fails)."""
+    """Looking back from an entry without a cause over the entries before it (newest first): (found, cause) —
+    found once an entry that names its cause is met, with that cause. Not found at the log's start: then the
+    entries are set-up events and the cause is None."""
     for raw in raws_newest_first:
         if not cause_needed(raw):
             return True, cause_of(raw)
@@ -85,31 +88,31 @@ def first_cause(raws_newest_first: Iterable[Any]) -> tuple[bool, Cause | None]:
 
 
 def entry_dict(raw: Any, match_id: str, version: int, inherited: Cause | None) -> dict[str, Any]:
-    """A raw entry as the raw event map the upcasters take (old maps are returned as they are)."""
+    """A raw entry as the raw event map the upcasters take (old maps are returned as they are).
+    ``inherited``: the cause in force before it, for an entry that names none."""
     if isinstance(raw, dict):
         return raw
-    if not isinstance(raw, list) or not 2 <= len(raw) <= 6:
-        raise DecodeError("not a log entry (an array of 2 to 6 fields, or a map)")
-    sv, etype, body, visible_to, redacted, cause = (*raw, None, None, None, None)[:6]
-    out: dict[str, Any] = {"match_id": match_id, "version": version, "schema_version": sv, "type": etype,
+    if not isinstance(raw, list) or not 1 <= len(raw) <= 6 or not isinstance(raw[0], str):
+        raise DecodeError("not a log entry (an array of 1 to 6 fields starting with the type, or a map)")
+    etype, body, visible_to, redacted, cause, sv = (*raw, None, None, None, None, None)[:6]
+    out: dict[str, Any] = {"match_id": match_id, "version": version, "type": etype,
+                           "schema_version": FIRST_COMPACT_VERSION if sv is None else sv,
                            "body": {} if body is None else body}
     if visible_to is not None:
         out["visible_to"] = visible_to
     if redacted is not None:
         out["redacted"] = redacted
-    if cause == SAME_CAUSE:
-        if inherited is None:
-            raise DecodeError(f"log entry {version} continues a command but no earlier entry names one")
-        out["command_id"], out["seat"] = inherited
-    elif isinstance(cause, list) and 1 <= len(cause) <= 3:
+    if cause is None:
+        cause = [*inherited, None] if inherited is not None else NO_CAUSE
+    if isinstance(cause, list) and 1 <= len(cause) <= 3:
         cid, seat, command = (*cause, None, None)[:3]
         out["command_id"], out["seat"] = cid, seat
         if command is not None:
             if not isinstance(command, list) or len(command) != 2:
                 raise DecodeError(f"log entry {version}: a command is [type, body]")
             out["command"] = {"type": command[0], "body": command[1]}
-    elif cause is not None:
-        raise DecodeError(f"log entry {version}: cause must be nil, 1 or [command_id, seat, command]")
+    elif cause != NO_CAUSE or isinstance(cause, bool):
+        raise DecodeError(f"log entry {version}: cause must be absent, 0 or [command_id, seat, command]")
     return out
 
 
