@@ -163,7 +163,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
     worker.heartbeat = _health(settings, backend, streams, WORKERS_GROUP)
     quiet_gc()
     run_until_signalled(worker.run, worker.stop)
-    _leave(backend.bus.forget, consumer)
+    if worker.reachable:  # (else leaving would wait out another timeout; the claims forget it in time)
+        _leave(backend.bus.forget, consumer)
     backend.close()
     return 0
 

@@ -61,6 +61,7 @@ class Worker:
         self.stopping = threading.Event()
         self.heartbeat: Callable[[], None] | None = None
         self.shared = False  # set by run(): read only this worker's share of the partitions
+        self.reachable = True  # whether the last pass of run() reached Redis
         self._owned: list[int] | None = None
         self._members_at = 0.0
         self._counters: dict[tuple[str, str], Any] = {}  # metric children by labels, looked up once
@@ -75,17 +76,17 @@ class Worker:
         log.info("worker started", consumer=self.consumer)
         self.shared = True
         backoff = Backoff()
-        reachable = True
+        reachable = self.reachable = True
         while not self.stopping.is_set() and not (should_stop and should_stop()):
             try:
                 self.run_once()
             except Exception as e:  # the store or bus is unreachable (e.g. Redis restarting): wait, go on
-                reachable = False
+                reachable = self.reachable = False
                 metrics.WORKER_ERRORS.inc()
                 log.warning("worker loop failed; retrying", consumer=self.consumer, error=error_text(e))
                 self.stopping.wait(backoff.next_s())
             else:
-                reachable = True
+                reachable = self.reachable = True
                 backoff.reset()
         if reachable:  # the others take its share at once (else when its heartbeat expires)
             try:

@@ -148,14 +148,14 @@ def test_each_process_runs_its_services_command(stack: Stack) -> None:
         if proc["service"] == "redis":  # redis-server rewrites its title; its conf is checked below
             assert Path(argv[0]).name.startswith("redis-server"), argv
             continue
+        if service.get("tmpfs"):  # each process's own /tmp (in the compose command: not the host's interpreter path)
+            command = [re.sub(r"(?<![\w./-])/tmp(?=/)", proc["cwd"], w) for w in command]
         if command[0] == "airship":
             command = [sys.executable, "-m", "services.cli", *command[1:]]
         if proc["service"] == "gateway":  # the published port and the address compose publishes it on
             port = str(container_port(service))
             command = [str(stack.gateway_port) if w == port else "127.0.0.1" if w == "0.0.0.0" else w
                        for w in command]
-        if service.get("tmpfs"):  # each process's own /tmp
-            command = [re.sub(r"(?<![\w./-])/tmp(?=/)", proc["cwd"], w) for w in command]
         assert argv == command, proc["name"]
 
 
