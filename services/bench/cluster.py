@@ -7,32 +7,14 @@ worker changes, and where the time goes (Redis CPU beside worker CPU), not an ab
 
 from __future__ import annotations
 
-import os
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from services.bench.pipeline import Drain, drain
-from services.chaos.redis_cluster import OwnCluster
+from services.chaos.redis_cluster import OwnCluster, environment
 from services.pipeline.redis_conn import ADDRESSES_ENV
 from services.settings import Settings
-
-
-@contextmanager
-def environment(**values: str) -> Iterator[None]:
-    """Variables every process started meanwhile inherits (the workers and load generators)."""
-    saved = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def cluster_drains(settings: Settings, worker_counts: list[int], commands: int, matches: int,

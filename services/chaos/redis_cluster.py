@@ -40,8 +40,8 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -576,3 +576,18 @@ class OwnCluster:
                              master=(me.master_id or "")[:8])
             out.append(entry)
         return out
+
+
+@contextmanager
+def environment(**values: str) -> Iterator[None]:
+    """Variables every process started meanwhile inherits (the workers and load generators)."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v

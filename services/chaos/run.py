@@ -10,7 +10,6 @@ checks of :mod:`services.chaos.checks` run over everything that was sent, receiv
 
 from __future__ import annotations
 
-import os
 import random
 import tempfile
 import threading
@@ -27,7 +26,7 @@ from services.chaos.bots import Ledger, MatchRun, RecordingClient, play, retryin
 from services.chaos.checks import Findings, check
 from services.chaos.cluster_faults import ClusterFaults
 from services.chaos.procs import Fleet, Killer
-from services.chaos.redis_cluster import OwnCluster
+from services.chaos.redis_cluster import OwnCluster, environment
 from services.chaos.redis_server import OwnRedis
 from services.games import builtin_games, get_game
 from services.pipeline.redis_backend import RedisBackend, delete_prefix
@@ -132,17 +131,9 @@ def _run_on_cluster(opts: ChaosOptions, progress: Progress | None) -> ChaosRepor
     while the URL's node is the master just killed."""
     with tempfile.TemporaryDirectory(prefix="airship-chaos-") as tmp, OwnCluster(Path(tmp) / "cluster") as cluster:
         env = {ADDRESSES_ENV: cluster.addresses, "AIRSHIP_APPEND_REPLICAS": str(opts.append_replicas)}
-        saved = {k: os.environ.get(k) for k in env}
-        os.environ.update(env)
-        try:
+        with environment(**env):
             base = Settings.from_env(redis_url=cluster.url("admin") + "?cluster=yes")
             return _run(opts, base, Path(tmp), None, progress, cluster)
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
 
 
 def _run(opts: ChaosOptions, base: Settings, tmp: Path, server: OwnRedis | None,
