@@ -4,7 +4,13 @@ masters killed during play."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from schemas.envelopes import EventEnvelope
+from services.archive.archiver import Archiver
 from services.bots.base import RandomBot
 from services.bots.runner import play_match
 from services.chaos.checks import _views_differing
@@ -15,7 +21,7 @@ from services.games import get_game
 from services.games.registry import builtin_games
 from services.gateway.launch import wait_ready
 from services.pipeline.redis_backend import RedisBackend
-from services.pipeline.redis_conn import ADDRESSES_ENV, is_cluster
+from services.pipeline.redis_conn import ADDRESSES_ENV, connect, is_cluster
 from services.settings import Settings
 from tests.gateway.stack import free_port, spawn_gateway
 from tests.pipeline.redis_fixtures import spawn, stop
@@ -27,7 +33,23 @@ def settings(cluster: OwnCluster, user: str) -> Settings:
     return Settings(redis_url=cluster.url(user), key_prefix=PREFIX, partitions=4, block_ms=50, claim_every_s=0.5)
 
 
-def test_every_game_through_the_gateway_with_each_process_as_its_own_user(redis_cluster: OwnCluster) -> None:
+def archive_and_rate(cluster: OwnCluster, env: dict[str, str], match_id: str, directory: Path) -> None:
+    """The archiver and the ratings rebuild, as their own users, on the cluster: a finished match moved to its
+    file and out of every node, and the ratings read model rebuilt (no rated match among anonymous seats)."""
+    archiver = Archiver(connect(cluster.url("archiver")), settings(cluster, "archiver").with_(archive_grace_s=0),
+                        directory)
+    report = archiver.run_once()
+    assert match_id in report.archived and not report.errors, report
+    admin = connect(cluster.url("admin"))
+    assert not admin.exists(settings(cluster, "admin").keys.meta(match_id))
+    rebuild = subprocess.run([sys.executable, "-m", "services.cli", "ratings", "rebuild", "--redis",
+                              cluster.url("ratings"), "--prefix", PREFIX, "--partitions", "4", "--archive-dir",
+                              str(directory)], env={**os.environ, **env}, capture_output=True, text=True, timeout=120)
+    assert rebuild.returncode == 0, rebuild.stderr[-2000:]
+
+
+def test_every_game_through_the_gateway_with_each_process_as_its_own_user(redis_cluster: OwnCluster,
+                                                                          tmp_path: Path) -> None:
     for node in redis_cluster.live():
         command(redis_cluster.admin(node), "ACL", "LOG", "RESET")
     env = {ADDRESSES_ENV: redis_cluster.addresses, "AIRSHIP_APPEND_REPLICAS": "1",  # (the production overlay's)
@@ -54,6 +76,7 @@ def test_every_game_through_the_gateway_with_each_process_as_its_own_user(redis_
             assert [e.version for e in log] == list(range(1, report.version + 1))
             assert admin.store.meta(match_id).status == "finished"  # type: ignore[union-attr]
             assert _views_differing(admin, match_id, log) == 0
+        archive_and_rate(redis_cluster, env, reports[0].meta.match_id, tmp_path)
         slots = {redis_cluster.owner_of(redis_cluster.slot_of(f"{{{p}}}")).port for p in range(4)}
         assert len(slots) >= 2, "the four partitions live on one master: the test would not span the cluster"
         refused = [(e[b"username"] if isinstance(e, dict) else e) for node in redis_cluster.live()
