@@ -382,11 +382,13 @@ class OwnCluster:
 
     def problems(self) -> list[str]:
         """What keeps the cluster from being settled, empty when it is: every live node says cluster_state:ok,
-        all live nodes agree on which node serves each of the 16384 slots (and that node is live), no live node
-        is flagged failing, no slot is migrating or importing, and every live replica's link is up."""
+        all live nodes agree on which node serves each of the 16384 slots (and that node is live) and on every
+        live node's role (master, or replica of which), no live node is flagged failing, no slot is migrating
+        or importing, and every live replica's link is up."""
         out: list[str] = []
         live = self.live()
         owners: dict[str, dict[int, str]] = {}
+        roles: dict[str, dict[str, tuple[bool, str | None]]] = {}  # observer -> node -> (master?, its master)
         ids = {n.id for n in live}
         for node in live:
             try:
@@ -402,6 +404,7 @@ class OwnCluster:
             if me.migrating or me.importing:
                 out.append(f"{node}: migrating {dict(me.migrating)} importing {dict(me.importing)}")
             owners[node.id] = {s: v.id for v in view.values() if v.is_master for s in v.slots}
+            roles[node.id] = {v.id: (v.is_master, v.master_id) for v in view.values() if v.id in ids}
             if not me.is_master:
                 try:
                     repl = self.admin(node).info("replication")
@@ -410,6 +413,10 @@ class OwnCluster:
                     continue
                 if repl.get("master_link_status") != "up" or repl.get("master_sync_in_progress"):
                     out.append(f"{node}: replica link {repl.get('master_link_status')}")
+        for node in live:  # a node that came back (as a replica) is seen so by every other node, not only itself
+            seen = {observer[node.id] for observer in roles.values() if node.id in observer}
+            if len(seen) > 1:
+                out.append(f"the nodes disagree on the role of {node}: {sorted(seen, key=str)}")
         maps = list(owners.values())
         if maps:
             if len(maps[0]) != SLOTS:
