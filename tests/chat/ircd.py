@@ -17,12 +17,17 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import IO
 
 import pytest
+
+from schemas.envelopes import EventEnvelope
+from services.chat.adapter import get_adapter
+from services.games import get_game
+from services.pipeline.states import to_event
 
 LINE_RE = re.compile(r"^(?::(?P<prefix>\S+) )?(?P<command>\S+)(?P<rest>.*)$")
 
@@ -275,3 +280,28 @@ def contained(needles: set[str], texts: set[str]) -> set[str]:
         if any(pattern.search(text) for text in texts):
             found.add(needle)
     return found
+
+
+SEAT_RE = re.compile(r"\bseat (\d+)\b")
+
+
+def lines_by_reader(events: Iterable[EventEnvelope], game_name: str, seats: int,
+                    nicks: list[str] | None = None) -> dict[int | None, set[str]]:
+    """Every line the bridge may render for each reader (None: the public) at any version of a match's log,
+    with the players' nicks for their seats as the bridge writes them (when ``nicks`` is given)."""
+    game, adapter = get_game(game_name), get_adapter(game_name)
+    state = game.initial()
+    names = nicks
+
+    def name(line: str) -> str:
+        return SEAT_RE.sub(lambda m: names[int(m[1])], line) if names else line
+
+    lines: dict[int | None, set[str]] = {s: set() for s in [None, *range(seats)]}
+    for envelope in events:
+        state = game.evolve(state, to_event(envelope))
+        for reader, seen in lines.items():
+            seen.update(name(x) for x in adapter.render_view(game.view(state, reader)))
+            line = adapter.render_event(envelope.for_seat(reader))
+            if line:
+                seen.add(name(line))
+    return lines

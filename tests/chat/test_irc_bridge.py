@@ -5,24 +5,19 @@ private view: every line it received is checked against what each seat could see
 from __future__ import annotations
 
 import random
-import re
 import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from services.chat.adapter import get_adapter
 from services.chat.irc.bridge import BridgeSettings, IrcBridge
-from services.games import get_game
 from services.pipeline.client import Client
 from services.pipeline.memory import MemoryBackend
-from services.pipeline.states import to_event
-from tests.chat.ircd import IrcPlayer, choose, contained, miniircd
+from tests.chat.ircd import IrcPlayer, choose, contained, lines_by_reader, miniircd
 from tests.pipeline.threaded import running_service
 
 BRIDGE = "airship"
-SEAT_RE = re.compile(r"\bseat (\d+)\b")
 
 
 @pytest.fixture(scope="module")
@@ -103,20 +98,8 @@ def play_out(players: list[IrcPlayer], channel: str) -> list[list[str]]:
 
 def readable_lines(store: Any, match_id: str, game_name: str, seats: int,
                    nicks: list[str] | None = None) -> dict[int | None, set[str]]:
-    """Every line the bridge may render for each reader (None: the public) at any version of the match, with
-    the players' nicks for their seats as the bridge writes them."""
-    game, adapter = get_game(game_name), get_adapter(game_name)
-    state = game.initial()
-    name = (lambda line: SEAT_RE.sub(lambda m: nicks[int(m[1])], line)) if nicks else (lambda line: line)
-    lines: dict[int | None, set[str]] = {s: set() for s in [None, *range(seats)]}
-    for envelope in store.read_log(match_id):
-        state = game.evolve(state, to_event(envelope))
-        for reader, seen in lines.items():
-            seen.update(name(x) for x in adapter.render_view(game.view(state, reader)))
-            line = adapter.render_event(envelope.for_seat(reader))
-            if line:
-                seen.add(name(line))
-    return lines
+    """Every line the bridge may render for each reader (None: the public) at any version of the match."""
+    return lines_by_reader(store.read_log(match_id), game_name, seats, nicks)
 
 
 def assert_private_views_stay_private(players: list[IrcPlayer], lines: dict[int | None, set[str]],

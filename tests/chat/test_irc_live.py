@@ -20,15 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from services.chat.adapter import get_adapter
 from services.chat.irc.bridge import BridgeSettings, IrcBridge
 from services.chat.irc.seats import Sender
 from services.chat.irc.tables import Tables
 from services.client import GatewayClient
 from services.client.errors import Conflict
-from services.games import get_game
-from services.pipeline.states import to_event
-from tests.chat.ircd import IrcPlayer, IrcServer, Said, choose, contained
+from tests.chat.ircd import IrcPlayer, IrcServer, Said, choose, contained, lines_by_reader
 from tests.gateway.stack import GatewayStack, gateway_stack
 from tests.pipeline.redis_fixtures import redis_url
 
@@ -41,7 +38,6 @@ TABLES = {"#zeiten": (["ann", "ben", "cid"], 11), "#modern": (["dan", "eve", "fa
 LINE_INTERVAL_S = 0.05  # the flood limit the bridge keeps: 20 lines a second after a burst of 5
 FLOOD = 20  # '!board' lines the spectator sends at once
 FLOOD_BOUND_S = 2.0  # the other table's command -> echo latency while the flood is served, at most
-SEAT_RE = re.compile(r"\bseat (\d+)\b")
 THINK_S = 0.15  # a (fast) player's time to think
 MAY_FINISH = threading.Event()  # set once the restarts, the flood and the takeover are done
 
@@ -163,18 +159,7 @@ def secret_lines(client: GatewayClient, match_id: str, nicks: list[str]) -> dict
     """Every line the bridge may write for each reader (None: the public) at any version of the finished match,
     with the players' nicks for their seats, as the bridge writes them."""
     events = client.log(match_id).events  # finished, with reveal_log: the whole log
-    game, adapter = get_game("moderne-zeiten"), get_adapter("moderne-zeiten")
-    state = game.initial()
-    name = lambda line: SEAT_RE.sub(lambda m: nicks[int(m[1])], line)  # noqa: E731
-    lines: dict[int | None, set[str]] = {s: set() for s in [None, *range(len(nicks))]}
-    for envelope in events:
-        state = game.evolve(state, to_event(envelope))
-        for reader, seen in lines.items():
-            seen.update(name(x) for x in adapter.render_view(game.view(state, reader)))
-            line = adapter.render_event(envelope.for_seat(reader))
-            if line:
-                seen.add(name(line))
-    return lines
+    return lines_by_reader(events, "moderne-zeiten", len(nicks), nicks)
 
 
 @pytest.fixture
