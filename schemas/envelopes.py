@@ -117,6 +117,8 @@ class ViewContract(Envelope):
     finished: bool = Field(default=False, description="The match is over; no command is accepted.")
     outcome: dict[str, Any] | None = Field(
         default=None, description="Once finished: {'scores': [...], 'winners': [...], 'detail': {...}}.")
+    abandoned: bool = Field(default=False, description="Finished early by its players' agreement (event "
+                            "MatchAbandoned): no winner, every score 0, outcome.detail.abandoned.")
     legal: list[dict[str, Any]] = Field(
         default_factory=list,
         description="For the seat's own record when it must act: every command it may send now, as choices "

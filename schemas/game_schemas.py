@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+ABANDON_COMMAND = "match.abandon"
+"""The system command that ends a running match early, as its players agreed (published by the gateway, never
+accepted from a client: client command types are identifiers, without a dot). Its body is a
+:class:`MatchAbandonedEvent`'s."""
+
+MATCH_ABANDONED = "MatchAbandoned"
+"""The event every game's ``evolve`` accepts whatever its rules: the match is over, abandoned; its outcome names
+no winner, scores 0 and says ``detail.abandoned``."""
 
 
 class Body(BaseModel):
@@ -24,6 +34,15 @@ class ViewModel(BaseModel):
     """Base for views. Extra fields are an error so a view cannot silently grow a leak."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+class MatchAbandonedEvent(Body):
+    """The players ended the match early (``POST /matches/{id}/abandon``)."""
+
+    votes: list[int] = Field(description="The seats that agreed.")
+    rule: Literal["all", "idle"] = Field(
+        description="all: every seat agreed; idle: every seat not to act agreed and the seats to act stayed "
+                    "silent past the idle time (schemas.gateway.abandon_agreed).")
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from schemas.envelopes import CommandResult, EventEnvelope, ViewContract
 
 IDEMPOTENCY_KEY = r"^[A-Za-z0-9_.:-]{1,48}$"
+COMMAND_TYPE = r"^[A-Za-z_][A-Za-z0-9_]{0,39}$"
 MATCH_ID = r"^[A-Za-z0-9_.-]{1,64}$"
 TOKEN = r"^[0-9]{1,2}\.[0-9a-f]{48}$"
 
@@ -122,7 +123,8 @@ class SeatToken(Wire):
 class SendCommand(Wire):
     idempotency_key: str = Field(pattern=IDEMPOTENCY_KEY,
                                  description="Chosen by the client, scoped to its seat; re-sending it is safe.")
-    type: str = Field(min_length=1, max_length=40)
+    type: str = Field(pattern=COMMAND_TYPE, description="The game's command type, e.g. 'bid' (schemas/json/<game>/"
+                      "commands); an identifier: the service's own commands, which contain a dot, are not for clients.")
     body: dict[str, Any] = Field(default_factory=dict)
     expected_version: int | None = Field(default=None, ge=0, le=2**62)
 
@@ -228,7 +230,8 @@ class WsCommand(ClientMessage):
     kind: Literal["command"]
     match_id: str = Field(pattern=MATCH_ID)
     idempotency_key: str = Field(pattern=IDEMPOTENCY_KEY)
-    type: str = Field(min_length=1, max_length=40)
+    type: str = Field(pattern=COMMAND_TYPE, description="The game's command type, e.g. 'bid' (schemas/json/<game>/"
+                      "commands); an identifier: the service's own commands, which contain a dot, are not for clients.")
     body: dict[str, Any] = Field(default_factory=dict)
     expected_version: int | None = Field(default=None, ge=0, le=2**62)
 

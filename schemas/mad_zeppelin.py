@@ -12,7 +12,14 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemas.game_schemas import Body, CommandBody, GameSchemas, ViewModel
+from schemas.game_schemas import (
+    MATCH_ABANDONED,
+    Body,
+    CommandBody,
+    GameSchemas,
+    MatchAbandonedEvent,
+    ViewModel,
+)
 
 GAME_NAME = "mad-zeppelin"
 
@@ -473,6 +480,7 @@ SCHEMAS = GameSchemas(
     commands=dict(COMMANDS),
     events={
         "MatchStarted": MatchStartedEvent,
+        MATCH_ABANDONED: MatchAbandonedEvent,
         "HoldPrepared": HoldPreparedEvent,
         "GoldTaken": GoldTakenEvent,
         "CargoDrawn": CargoDrawnEvent,

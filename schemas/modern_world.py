@@ -18,7 +18,14 @@ from typing import Annotated, Final, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemas.game_schemas import Body, CommandBody, GameSchemas, ViewModel
+from schemas.game_schemas import (
+    MATCH_ABANDONED,
+    Body,
+    CommandBody,
+    GameSchemas,
+    MatchAbandonedEvent,
+    ViewModel,
+)
 
 # ------------------------------------------------------------------------------------ enumerations
 
@@ -471,6 +478,7 @@ SCHEMAS = GameSchemas(
     commands={**COMMANDS},
     events={
         "MatchStarted": MatchStartedEvent,
+        MATCH_ABANDONED: MatchAbandonedEvent,
         "DecksShuffled": DecksShuffledEvent,
         "LeaderChosen": SeatEvent,
         "NationPicked": NationPickedEvent,

@@ -14,7 +14,14 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemas.game_schemas import Body, CommandBody, GameSchemas, ViewModel
+from schemas.game_schemas import (
+    MATCH_ABANDONED,
+    Body,
+    CommandBody,
+    GameSchemas,
+    MatchAbandonedEvent,
+    ViewModel,
+)
 
 GAME_NAME = "moderne-zeiten"
 
@@ -288,6 +295,7 @@ SCHEMAS = GameSchemas(
     commands=dict(COMMANDS),
     events={
         "MatchStarted": MatchStartedEvent,
+        MATCH_ABANDONED: MatchAbandonedEvent,
         "StackShuffled": StackShuffledEvent,
         "CardsDealt": CardsDealtEvent,
         "StartPlayerChosen": StartPlayerChosenEvent,

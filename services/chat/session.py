@@ -26,6 +26,7 @@ from schemas.envelopes import ViewRecord
 from services.chat.adapter import ChatAdapter, ChatError, get_adapter
 from services.client.errors import GatewayError, NotFound
 from services.client.protocol import GameClient
+from services.games.abandon import is_abandoned
 from services.games.errors import BadOptions
 from services.pipeline.client import Timeout
 
@@ -300,6 +301,8 @@ class ChatSession:
     def _outcome_text(self, outcome: Any) -> str:
         if not isinstance(outcome, dict):
             return ""
+        if is_abandoned(outcome):
+            return "The match was abandoned by its players' agreement: nobody won."
         winners = outcome.get("winners") or []
         scores = outcome.get("scores") or []
         verdict = "You won!" if self.seat in winners else ("Nobody won." if not winners else

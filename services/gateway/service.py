@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from schemas.envelopes import CommandEnvelope, CommandResult, EventEnvelope, MatchMeta, ViewRecord
+from schemas.game_schemas import ABANDON_COMMAND, MATCH_ABANDONED
 from schemas.gateway import (
     ABANDON_IDLE_S,
     AbandonAnswer,
@@ -22,7 +23,7 @@ from schemas.gateway import (
 from services import metrics
 from services.archive.files import archive_path, read_archive
 from services.gateway.hub import Closing, Hubs, Update
-from services.gateway.store import GatewayStore
+from services.gateway.store import GatewayMeta, GatewayStore
 from services.gateway.wire import Refused
 from services.pipeline.auth import seat_authorized, token_seat
 from services.replay.files import LogFileError, MatchLog
@@ -31,6 +32,7 @@ META_TTL_S = 1.0
 ARCHIVE_CACHE = 64  # archived match logs kept in memory (an archive never changes)
 ARCHIVED = "archived"  # the credential hash of an archived match's seats: no sha256 hex digest, so no token matches
 MAX_WAIT_S = 30.0
+ABANDON_WAIT_S = 10.0  # how long a vote that ends the match waits for a worker to decide the abandon command
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +100,9 @@ class Gateway:
         if archived is None or archived.meta is None:
             raise Refused(404, "not_found", "no such match")
         taken = {seat: ARCHIVED for seat in range(archived.meta.seats)}  # every seat taken, no token matches
-        meta = archived.meta.model_copy(update={"seed": None, "credential_hashes": taken, "status": "finished"})
+        abandoned = bool(archived.events) and archived.events[-1].type == MATCH_ABANDONED
+        meta = GatewayMeta(**{**archived.meta.model_dump(), "seed": None, "credential_hashes": taken,
+                              "status": "finished"}, abandoned=abandoned)
         return meta, archived
 
     async def full_log(self, match_id: str) -> tuple[MatchMeta, list[EventEnvelope]]:
@@ -193,18 +197,46 @@ class Gateway:
         if meta.status == "running" and seat.seat not in _current_votes(meta, version):  # a vote keeps its time
             await self.store.vote_abandon(seat.match_id, seat.seat, version, int(time.time() * 1000))
             meta = await self.meta(seat.match_id, fresh=True)
-        votes = _current_votes(meta, await self.store.version(seat.match_id))
+        version = await self.store.version(seat.match_id)
+        votes = _current_votes(meta, version)
         record = await self.store.view(seat.match_id, "public")
         to_act = list(record.to_act) if record is not None else []
         idle_s = (time.time() * 1000 - min(votes.values())) / 1000 if votes else 0.0
         abandoned = bool(getattr(meta, "abandoned", False))
         if meta.status == "running" and abandon_agreed(meta.seats, to_act, set(votes), idle_s, idle_after_s):
-            abandoned = await self.store.mark_abandoned(seat.match_id)
-            self.forget(seat.match_id)
+            rule = "all" if len(votes) == meta.seats else "idle"
+            abandoned = await self._end_abandoned(seat, sorted(votes), rule, version)
+            meta = await self.meta(seat.match_id, fresh=True)
         waiting = [] if abandoned or meta.status == "finished" else abandon_waiting_for(
             meta.seats, to_act, set(votes), idle_s, idle_after_s)
         return AbandonAnswer(match_id=seat.match_id, abandoned=abandoned, votes=sorted(votes),
                              waiting_for=waiting, idle_after_s=idle_after_s)
+
+    async def _end_abandoned(self, seat: Seat, votes: list[int], rule: str, version: int) -> bool:
+        """Publish the system command that ends the match (decided by a worker like any command: its
+        ``MatchAbandoned`` event goes to the log, the views and the archive) and wait for its result. One command
+        id per version, expected at that version: gateways agreeing at once publish it once, and a move made
+        since the votes makes it stale (the votes are void then). False while no worker has decided it."""
+        command_id = f"abandon-v{version}"  # never a seat's: those are "<seat>.<key>"
+        hub = await self.hubs.get(seat.match_id)
+        future = hub.expect(command_id)
+        try:
+            envelope = CommandEnvelope(command_id=command_id, match_id=seat.match_id, seat=seat.seat,
+                                       type=ABANDON_COMMAND, body={"votes": votes, "rule": rule},
+                                       expected_version=version)
+            result = await self.store.publish(envelope)
+            if result is None:
+                try:
+                    result = await asyncio.wait_for(asyncio.shield(future), ABANDON_WAIT_S)
+                except TimeoutError:
+                    result = await self.store.result(seat.match_id, command_id)
+        finally:
+            hub.forget(command_id, future)
+        if result is None or result.status != "accepted":
+            return False
+        await self.store.mark_abandoned(seat.match_id)
+        self.forget(seat.match_id)
+        return True
 
     async def result(self, seat: Seat, key: str, wait_s: float = 0.0) -> CommandResult | None:
         command_id = scoped_id(seat.seat, key)

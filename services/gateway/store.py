@@ -30,15 +30,13 @@ from services.settings import Settings
 StreamEntries = list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]]
 ABANDON_VOTE = "abandon:"  # meta hash field per seat: "<version>:<ms>", the version the seat voted at and when
 MARK_ABANDONED = """
--- A running match ends as abandoned: finished (no command is accepted), moved to the finished set.
--- KEYS: meta, running set, finished set. Returns 1 if it was running, else 0.
-if redis.call('HGET', KEYS[1], 'status') ~= 'running' then
+-- Flag a match a worker finished with MatchAbandoned, for the lobby's summaries (the log, views and archive carry
+-- the event itself). Only while its meta exists: the archiver may have taken the match out of Redis already.
+-- KEYS: meta. Returns 1 if flagged, else 0.
+if redis.call('HGET', KEYS[1], 'status') ~= 'finished' then
   return 0
 end
-redis.call('HSET', KEYS[1], 'status', 'finished', 'abandoned', '1')
-local id = redis.call('HGET', KEYS[1], 'match_id')
-redis.call('ZREM', KEYS[2], id)
-redis.call('ZADD', KEYS[3], redis.call('HGET', KEYS[1], 'created'), id)
+redis.call('HSET', KEYS[1], 'abandoned', '1')
 return 1
 """
 
@@ -140,10 +138,9 @@ class GatewayStore:
         await self.r.hset(self.keys.meta(match_id), f"{ABANDON_VOTE}{seat}", f"{version}:{now_ms}")
 
     async def mark_abandoned(self, match_id: str) -> bool:
-        """End a running match as abandoned; False if it was not running (it ended meanwhile)."""
-        k = self.keys
-        keys = [k.meta(match_id), k.match_matches(match_id, "running"), k.match_matches(match_id, "finished")]
-        return bool(await self._mark_abandoned(keys=keys))
+        """Flag a match finished by its ``MatchAbandoned`` event as abandoned in its meta (for summaries); False
+        when it is not finished or no longer in Redis."""
+        return bool(await self._mark_abandoned(keys=[self.keys.meta(match_id)]))
 
     # -- commands and results --------------------------------------------------------------------
     async def publish(self, envelope: CommandEnvelope) -> CommandResult | None:

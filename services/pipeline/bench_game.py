@@ -14,7 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from schemas.game_schemas import MATCH_ABANDONED
 from schemas.legal import Choice, IntRange
+from services.games.abandon import abandoned_outcome
 from services.games.base import Command, Event, Outcome, Seat, commands_of
 from services.games.errors import BadCommand, BadOptions, GameOver
 from services.games.fields import int_field
@@ -30,6 +32,7 @@ class TallyState:
     seats: int = 0
     total: int = 0
     max_total: int = 0
+    abandoned: bool = False
 
 
 class Tally:
@@ -49,7 +52,7 @@ class Tally:
         return [Event("MatchStarted", {"game": self.name, "seats": seats, "options": opts.model_dump()})]
 
     def decide(self, state: TallyState, command: Command, rng: random.Random) -> list[Event]:
-        if state.total >= state.max_total:
+        if self.outcome(state) is not None:
             raise GameOver("the tally is complete")
         if command.type != "add":
             raise BadCommand(f"unknown command '{command.type}'; tally knows: add")
@@ -58,6 +61,8 @@ class Tally:
     def evolve(self, state: TallyState, event: Event) -> TallyState:
         if event.type == "MatchStarted":
             return TallyState(seats=event.body["seats"], max_total=event.body["options"]["max_total"])
+        if event.type == MATCH_ABANDONED:
+            return replace(state, abandoned=True)
         return replace(state, total=state.total + event.body["n"])
 
     def view(self, state: TallyState, seat: Seat | None) -> dict[str, Any]:
@@ -74,12 +79,14 @@ class Tally:
         return commands_of(self.legal(state, seat), seat)
 
     def outcome(self, state: TallyState) -> Outcome | None:
+        if state.abandoned:
+            return abandoned_outcome(state.seats)
         if state.total < state.max_total:
             return None
         return Outcome((0,) * state.seats, ())
 
     def to_act(self, state: TallyState) -> frozenset[Seat]:
-        return frozenset(range(state.seats)) if state.total < state.max_total else frozenset()
+        return frozenset(range(state.seats)) if self.outcome(state) is None else frozenset()
 
 
 TALLY = Tally()

@@ -27,6 +27,7 @@ from redis.exceptions import RedisError
 from schemas.envelopes import EventEnvelope, ViewRecord
 from schemas.upcast import decode_event
 from services import metrics
+from services.games.abandon import is_abandoned
 from services.logs import error_text, get_logger
 from services.pipeline.backoff import Backoff
 from services.pipeline.ports import Delivery, EventStore, ViewStore
@@ -46,7 +47,8 @@ def build_views(loaded: Loaded) -> list[ViewRecord]:
     result = game.outcome(state)
     common: dict[str, Any] = {"match_id": match_id, "version": version, "to_act": sorted(acting),
                               "finished": result is not None,
-                              "outcome": result.as_dict() if result is not None else None}
+                              "outcome": result.as_dict() if result is not None else None,
+                              "abandoned": is_abandoned(result)}
     records = [ViewRecord(key="public", view=game.view(state, None), **common)]
     for seat in range(loaded.meta.seats):
         legal = [c.wire() for c in game.legal(state, seat)] if seat in acting else []

@@ -28,6 +28,7 @@ from schemas.codec import DecodeError, unpack
 from schemas.envelopes import CommandEnvelope, CommandResult, MatchMeta
 from services import metrics
 from services.faults import fault_point
+from services.games.abandon import decide_any
 from services.games.base import Command
 from services.games.errors import BadCommand, GameOver, NotYourTurn, Rejected, StaleVersion
 from services.games.rng import derive_rng
@@ -219,8 +220,8 @@ class Worker:
                 raise GameOver("the match is over")
             if env.expected_version is not None and env.expected_version != version:
                 raise StaleVersion(f"the match is at version {version}, not {env.expected_version}")
-            events = game.decide(chain.state, Command(env.seat, env.type, env.body),
-                                 derive_rng(meta.seed or 0, version))
+            events = decide_any(game, chain.state, Command(env.seat, env.type, env.body),
+                                derive_rng(meta.seed or 0, version))
             self._decide_seconds(meta.game).observe(time.perf_counter() - started)
             state = chain.state
             for event in events:
@@ -364,7 +365,7 @@ class Worker:
                 if env.expected_version is not None and env.expected_version != version:
                     raise StaleVersion(f"the match is at version {version}, not {env.expected_version}")
                 command = Command(env.seat, env.type, env.body)
-                events = loaded.game.decide(loaded.state, command, derive_rng(meta.seed or 0, version))
+                events = decide_any(loaded.game, loaded.state, command, derive_rng(meta.seed or 0, version))
             except Rejected as err:
                 metrics.DECIDE_SECONDS.labels(game_name).observe(time.perf_counter() - started)
                 return self._record(env, meta, rejection(env, version, err))

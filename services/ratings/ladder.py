@@ -1,10 +1,10 @@
 """What a finished match contributes to the ladder, and the ladder itself: a pure function of the set of a
 game's rated matches.
 
-A match is **rated** when it finished with an outcome (an abandoned match has none) and at least 2 of its seats
-were joined by registered players (distinct: a player holds one seat per match). Seats joined anonymously are
-left out: the linked players are ranked among themselves, in the order the outcome places them (the winners
-first, then by score, equal places tying).
+A match is **rated** when it finished with an outcome (not abandoned: MatchAbandoned's outcome places nobody) and
+at least 2 of its seats were joined by registered players (distinct: a player holds one seat per match). Seats
+joined anonymously are left out: the linked players are ranked among themselves, in the order the outcome places
+them (the winners first, then by score, equal places tying).
 
 Ratings depend on the order matches are applied in. The ladder applies a game's rated matches in one
 canonical order, ``(created_ms, match_id)``: when the match was created (recorded with the player links, so
@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.games.abandon import is_abandoned
 from services.games.base import Outcome
 from services.ratings.model import Rating, rate
 
@@ -38,8 +39,8 @@ class Placing:
 
 @dataclass(frozen=True, slots=True)
 class RatedMatch:
-    """A finished match with 2 or more linked players; ``placings`` empty when it ended without an outcome
-    (abandoned): recorded, so it is looked at once, but it moves no rating."""
+    """A finished match with 2 or more linked players; ``placings`` empty when it was abandoned (or ended
+    without an outcome): recorded, so it is looked at once, but it moves no rating."""
 
     match_id: str
     game: str
@@ -70,7 +71,7 @@ def rated_match(match_id: str, game: str, created_ms: int, links: Mapping[int, s
     """What a finished match contributes: None when fewer than 2 seats are linked players (not rated)."""
     if not linked_players(links):
         return None
-    if outcome is None:
+    if outcome is None or is_abandoned(outcome):
         return RatedMatch(match_id, game, created_ms)
     seats = sorted(links)
     winners = set(outcome.winners)

@@ -13,6 +13,7 @@ from typing import Any
 
 from schemas.envelopes import EventEnvelope
 from services.games import get_game
+from services.games.abandon import decide_any
 from services.games.base import Command, Event, Game
 from services.games.errors import Rejected
 from services.games.rng import derive_rng
@@ -192,7 +193,7 @@ class _Checker:
             return False
         command = Command(envelope.seat, str(recorded.get("type", "")), dict(recorded.get("body") or {}))
         try:
-            fresh = self.game.decide(state, command, derive_rng(seed, version - 1))
+            fresh = decide_any(self.game, state, command, derive_rng(seed, version - 1))
         except Rejected as e:
             self.fail(version, f"command '{command.describe()}' of seat {command.seat} is rejected when decided "
                                f"again: {e.reason}")

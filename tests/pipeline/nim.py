@@ -13,8 +13,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from schemas.game_schemas import MATCH_ABANDONED
 from schemas.legal import Choice
 from services.games import register
+from services.games.abandon import abandoned_outcome
 from services.games.base import Command, Event, Outcome, Seat, commands_of
 from services.games.errors import BadCommand, BadOptions, GameOver, IllegalMove, NotYourTurn
 from services.games.fields import int_field
@@ -33,6 +35,7 @@ class NimState:
     max_take: int = 3
     secrets: tuple[int, ...] = ()
     winner: int | None = None
+    abandoned: bool = False
 
 
 class Nim:
@@ -56,7 +59,7 @@ class Nim:
         return events
 
     def decide(self, state: NimState, command: Command, rng: random.Random) -> list[Event]:
-        if state.winner is not None:
+        if self.outcome(state) is not None:
             raise GameOver("the game is over")
         if command.type == "explode":
             raise ZeroDivisionError("a bug in the rules, for tests of the worker's failure handling")
@@ -76,6 +79,8 @@ class Nim:
                             secrets=(0,) * body["seats"])
         if event.type == "PileSet":
             return replace(state, pile=body["pile"])
+        if event.type == MATCH_ABANDONED:
+            return replace(state, abandoned=True)
         if event.type == "SecretDealt":
             secrets = list(state.secrets)
             secrets[body["seat"]] = body["secret"]
@@ -100,12 +105,14 @@ class Nim:
         return commands_of(self.legal(state, seat), seat)
 
     def outcome(self, state: NimState) -> Outcome | None:
+        if state.abandoned:
+            return abandoned_outcome(state.seats)
         if state.winner is None:
             return None
         return Outcome(tuple(int(s == state.winner) for s in range(state.seats)), (state.winner,))
 
     def to_act(self, state: NimState) -> frozenset[Seat]:
-        return frozenset() if state.winner is not None or not state.seats else frozenset({state.turn})
+        return frozenset() if self.outcome(state) is not None or not state.seats else frozenset({state.turn})
 
 
 NIM = register(Nim())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from services.games.abandon import abandoned_outcome
 from services.games.base import Outcome
 from services.ratings.ladder import RatedMatch, fold, rated_match
 from services.ratings.model import Rating, rate
@@ -52,9 +53,11 @@ def test_rated_only_with_two_linked_players() -> None:
     outcome = Outcome(scores=(1, 2), winners=(1,))
     assert rated_match("m", "g", 1, {0: "ann"}, outcome) is None
     assert rated_match("m", "g", 1, {}, outcome) is None
-    abandoned = rated_match("m", "g", 1, {0: "ann", 1: "bob"}, None)
-    assert abandoned is not None and abandoned.placings == ()
-    assert fold([abandoned]).standings == []
+    unfinished = rated_match("m", "g", 1, {0: "ann", 1: "bob"}, None)
+    abandoned = rated_match("m", "g", 1, {0: "ann", 1: "bob"}, abandoned_outcome(2))  # ended by MatchAbandoned
+    for match in (unfinished, abandoned):
+        assert match is not None and match.placings == ()
+        assert fold([match]).standings == []
 
 
 def test_fold_is_independent_of_the_order_matches_arrive_in() -> None:

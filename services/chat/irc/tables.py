@@ -40,6 +40,7 @@ from services.chat.session import HELP_WORDS, SESSION_WORDS, ChatSession, near_m
 from services.client.errors import GatewayError, NotFound
 from services.client.protocol import GameClient
 from services.games import GAMES
+from services.games.abandon import is_abandoned
 from services.games.errors import BadOptions, Rejected
 from services.logs import get_logger
 from services.pipeline.client import Timeout
@@ -672,6 +673,8 @@ class Tables:
     def _outcome(table: Table, outcome: object) -> str:
         if not isinstance(outcome, dict):
             return ""
+        if is_abandoned(outcome):
+            return "Abandoned by its players' agreement: nobody won."
         winners = outcome.get("winners") or []
         scores = outcome.get("scores") or []
         won = f"Won by {' and '.join(table.nick_of(w) for w in winners)}." if winners else "Nobody won."

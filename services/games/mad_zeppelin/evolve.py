@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from schemas.game_schemas import MATCH_ABANDONED
 from services.games.base import Event
 from services.games.mad_zeppelin.data import ACTIVATED, BLACK, STANDING, TARGETS, WHITE
 from services.games.mad_zeppelin.rules import taster_protected
-from services.games.mad_zeppelin.state import Note, Phase, Play, Player, Sequence, State
+from services.games.mad_zeppelin.state import ABANDONED, Note, Phase, Play, Player, Sequence, State
 
 # the phases as module globals: reading a global is several times faster than an enum class attribute
 _DEAL, _DRAFT, _ROLL, _COLOURS, _PLAY = Phase.DEAL, Phase.DRAFT, Phase.ROLL, Phase.COLOURS, Phase.PLAY
@@ -328,6 +329,11 @@ def match_ended(state: State, b: Body) -> State:
                           winners=tuple(b["winners"]), draw=b["draw"])
 
 
+def match_abandoned(state: State, b: Body) -> State:
+    return state._replace(phase=_OVER, seq=None, end_reason=ABANDONED, final_scores=(0,) * state.seats, winners=(),
+                          draw=False)
+
+
 HANDLERS: dict[str, Callable[[State, Body], State]] = {
     "MatchStarted": match_started,
     "HoldPrepared": hold_prepared,
@@ -359,6 +365,7 @@ HANDLERS: dict[str, Callable[[State, Body], State]] = {
     "SequenceEnded": sequence_ended,
     "TurnEnded": turn_ended,
     "MatchEnded": match_ended,
+    MATCH_ABANDONED: match_abandoned,
 }
 
 

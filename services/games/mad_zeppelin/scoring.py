@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from services.games.abandon import abandoned_outcome
 from services.games.base import Outcome
 from services.games.mad_zeppelin.rules import scores
-from services.games.mad_zeppelin.state import Phase, State
+from services.games.mad_zeppelin.state import ABANDONED, Phase, State
 
 
 def outcome(state: State) -> Outcome | None:
     if state.phase != Phase.OVER:
         return None
+    if state.end_reason == ABANDONED:
+        return abandoned_outcome(state.seats)
     return Outcome(
         scores=state.final_scores or scores(state),
         winners=state.winners,

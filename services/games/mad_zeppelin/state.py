@@ -75,6 +75,9 @@ class Sequence(NamedTuple):
     steals: tuple[int, ...] = ()  # Captains' seats waiting to steal from this player, in order
 
 
+ABANDONED = "abandoned"  # the end reason of a match its players ended early (MatchAbandoned)
+
+
 @fast_replace
 class State(NamedTuple):
     seats: int = 0

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from schemas.game_schemas import MATCH_ABANDONED
+from services.games.abandon import abandoned_outcome
 from services.games.base import Event, Outcome
 from services.games.modern_world.codec import event_ids, market_ids, res_ids, token_tuple
 from services.games.modern_world.data import (
@@ -374,6 +376,11 @@ def game_ended(state: State, b: Body) -> State:
     return state._replace(phase=Phase.OVER, outcome=outcome, queue=(), auction=None, trades=())
 
 
+def match_abandoned(state: State, b: Body) -> State:
+    return state._replace(phase=Phase.OVER, outcome=abandoned_outcome(state.seats), queue=(), auction=None,
+                          trades=())
+
+
 HANDLERS: dict[str, Callable[[State, Body], State]] = {
     "MatchStarted": match_started,
     "DecksShuffled": decks_shuffled,
@@ -410,6 +417,7 @@ HANDLERS: dict[str, Callable[[State, Body], State]] = {
     "CardsDiscarded": cards_discarded,
     "MoneyConverted": money_converted,
     "GameEnded": game_ended,
+    MATCH_ABANDONED: match_abandoned,
 }
 
 

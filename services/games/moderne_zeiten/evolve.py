@@ -6,6 +6,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+from schemas.game_schemas import MATCH_ABANDONED
 from services.games.base import Event
 from services.games.moderne_zeiten.data import (
     BIG_MARKERS,
@@ -193,6 +194,10 @@ def game_ended(s: State, b: Body) -> State:
     return s._replace(phase=OVER, current=NOBODY, bidder=NOBODY)
 
 
+def match_abandoned(s: State, b: Body) -> State:
+    return s._replace(phase=OVER, current=NOBODY, bidder=NOBODY, choices=(), abandoned=True)
+
+
 HANDLERS: dict[str, Callable[[State, Body], State]] = {
     "MatchStarted": match_started,
     "StackShuffled": stack_shuffled,
@@ -216,6 +221,7 @@ HANDLERS: dict[str, Callable[[State, Body], State]] = {
     "TurnEnded": turn_ended,
     "ZeppelinFinished": zeppelin_finished,
     "GameEnded": game_ended,
+    MATCH_ABANDONED: match_abandoned,
 }
 
 

@@ -15,9 +15,9 @@ from services.games.moderne_zeiten.data import MAX_SEATS, MIN_SEATS, PRINTED_BOA
 from services.games.moderne_zeiten.decide import decide
 from services.games.moderne_zeiten.evolve import evolve
 from services.games.moderne_zeiten.legal import legal, to_act
-from services.games.moderne_zeiten.scoring import score
+from services.games.moderne_zeiten.scoring import outcome
 from services.games.moderne_zeiten.setup import TITLE, setup
-from services.games.moderne_zeiten.state import Phase, State
+from services.games.moderne_zeiten.state import State
 from services.games.moderne_zeiten.views import view
 
 
@@ -51,7 +51,7 @@ class ModerneZeiten:
         return commands_of(self.legal(state, seat), seat)
 
     def outcome(self, state: State) -> Outcome | None:
-        return score(state) if state.phase == Phase.OVER else None
+        return outcome(state)
 
 
 GAME = ModerneZeiten()

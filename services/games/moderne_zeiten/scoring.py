@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from services.games.abandon import abandoned_outcome
 from services.games.base import Outcome
 from services.games.moderne_zeiten.data import INDUSTRIES, N_INDUSTRIES
-from services.games.moderne_zeiten.state import UNCLAIMED, State
+from services.games.moderne_zeiten.state import UNCLAIMED, Phase, State
 
 MOST_MONEY = 3
 MONEY_TIE = 1
@@ -24,6 +25,13 @@ def _award(counts: Sequence[int], value: int, tie: int) -> list[int]:
     leaders = [i for i, c in enumerate(counts) if c == top]
     points = value if len(leaders) == 1 else tie
     return [points if c == top else 0 for c in counts]
+
+
+def outcome(s: State) -> Outcome | None:
+    """None while the match runs; the final scoring once it is over (no winner when it was abandoned)."""
+    if s.phase != Phase.OVER:
+        return None
+    return abandoned_outcome(s.seats) if s.abandoned else score(s)
 
 
 def score(s: State) -> Outcome:

@@ -67,6 +67,7 @@ class State(NamedTuple):
     played_now: int = 0  # cards the current player played this turn
     choices: tuple[int, ...] = ()  # while MOVING: industries, FINISH and/or STAY
     ender: int = NOBODY  # who moved to Finish
+    abandoned: bool = False  # ended early by the players (MatchAbandoned): no winner
 
     @property
     def counter(self) -> int:

@@ -59,6 +59,7 @@ export function eventText(event, reader) {
 
 export function outcomeText(outcome) {
   if (!outcome) return '';
+  if (outcome.detail && outcome.detail.abandoned === true) return 'abandoned by its players, without a winner';
   const winners = (outcome.winners || []).map((s) => `seat ${s}`).join(' and ');
   const scores = (outcome.scores || []).map((s, i) => `seat ${i}: ${s}`).join(', ');
   return `${winners || 'nobody'} won (${scores})`;
