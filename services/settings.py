@@ -32,6 +32,10 @@
 ``AIRSHIP_ARCHIVE_DIR``        archive of finished matches (archiver writes, gateway reads; empty: none)
 ``AIRSHIP_ARCHIVE_GRACE_S``    archiver: a finished match stays in Redis this long before it is archived
 ``AIRSHIP_ARCHIVE_EVERY_S``    archiver: seconds between two passes over the finished matches
+``AIRSHIP_OPEN_TTL_S``         archiver: an open match (a seat still free) is removed this long after its creation
+                               (0: never)
+``AIRSHIP_MAX_OPEN_MATCHES``   gateway: open matches at most (per partition: this / partitions, rounded up); a
+                               creation beyond it is refused with 503 until some begin or expire (0: no limit)
 =============================  =====================================================================
 
 The defaults of the service loops (batch sizes, blocking and claiming) are defined here once, as the
@@ -89,6 +93,8 @@ _ENV = {
     "archive_dir": "AIRSHIP_ARCHIVE_DIR",
     "archive_grace_s": "AIRSHIP_ARCHIVE_GRACE_S",
     "archive_every_s": "AIRSHIP_ARCHIVE_EVERY_S",
+    "open_ttl_s": "AIRSHIP_OPEN_TTL_S",
+    "max_open_matches": "AIRSHIP_MAX_OPEN_MATCHES",
 }
 
 
@@ -140,6 +146,8 @@ class Settings:
     archive_dir: str = ""
     archive_grace_s: float = 86_400.0
     archive_every_s: float = 60.0
+    open_ttl_s: float = 21_600.0
+    max_open_matches: int = 20_000
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

@@ -1,5 +1,6 @@
 """``airship archiver``: every ``archive_every_s`` seconds, each partition's finished matches that finished more than
-``archive_grace_s`` ago are written to the archive directory and then removed from Redis.
+``archive_grace_s`` ago are written to the archive directory and then removed from Redis (and open matches
+nobody filled within ``open_ttl_s`` are removed: :mod:`services.archive.expiry`).
 
 Per match, in this order, so that a crash at any point loses nothing and a new pass finishes the job:
 
@@ -36,6 +37,7 @@ import redis
 from schemas.envelopes import EventEnvelope
 from schemas.logentry import Cause, load_slice
 from services import metrics
+from services.archive.expiry import OpenExpiry
 from services.archive.files import archive_path, read_archive, write_archive
 from services.faults import fault_point
 from services.keys import Keys
@@ -109,6 +111,7 @@ def pending_key(keys: Keys, partition: int) -> str:
 @dataclass
 class PassReport:
     archived: list[str] = field(default_factory=list)
+    expired: list[str] = field(default_factory=list)  # open matches nobody filled (services.archive.expiry)
     waiting: int = 0
     errors: dict[str, str] = field(default_factory=dict)
 
@@ -125,6 +128,7 @@ class Archiver:
         self.root = root
         self.clock = clock
         self._delete = r.register_script(DELETE_MATCH)
+        self.open_expiry = OpenExpiry(r, self.keys, settings.open_ttl_s)
         self._stop = threading.Event()
         self.heartbeat: Callable[[], None] = lambda: None
 
@@ -133,9 +137,9 @@ class Archiver:
         while not self._stop.is_set():
             try:
                 report = self.run_once()
-                if report.archived or report.errors:
+                if report.archived or report.errors or report.expired:
                     log.info("archive pass", archived=len(report.archived), errors=len(report.errors),
-                             waiting=report.waiting)
+                             waiting=report.waiting, expired=len(report.expired))
             except redis.RedisError as e:
                 metrics.ARCHIVE_ERRORS.inc()
                 log.warning("archive pass failed", error=repr(e))
@@ -146,10 +150,12 @@ class Archiver:
         self._stop.set()
 
     def run_once(self) -> PassReport:
-        """One pass over every partition: archive each finished match that is due."""
+        """One pass over every partition: archive each finished match that is due, remove each open match nobody
+        filled in time."""
         report = PassReport()
         for partition in range(self.keys.partitions):
             self._partition(partition, report)
+            report.expired += self.open_expiry.run(partition, self.clock() * 1000)
             if self._stop.is_set():
                 break
         return report

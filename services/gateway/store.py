@@ -19,6 +19,7 @@ from schemas.logentry import LOOKBACK, Cause, first_cause, load_slice, log_and_f
 from services.games import get_game
 from services.games.errors import BadOptions
 from services.games.rng import derive_rng
+from services.gateway.wire import Refused
 from services.keys import Keys
 from services.pipeline import redis_conn
 from services.pipeline.auth import hash_credential, new_token
@@ -39,6 +40,13 @@ end
 redis.call('HSET', KEYS[1], 'abandoned', '1')
 return 1
 """
+
+
+class TooManyOpen(Refused):
+    """No room for another open match (``AIRSHIP_MAX_OPEN_MATCHES``): 503, to try again in a minute."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(503, "unavailable", detail, headers={"Retry-After": "60"})
 
 
 class GatewayMeta(MatchMeta):
@@ -86,12 +94,14 @@ class GatewayStore:
 
     async def create_match(self, game_name: str, seats: int, options: Mapping[str, Any],
                            reveal_log: bool) -> MatchMeta:
-        """Set the match up with a fresh secret seed; the seed is written to the workers' key and forgotten."""
+        """Set the match up with a fresh secret seed; the seed is written to the workers' key and forgotten.
+        :class:`TooManyOpen` when its partition already holds its share of ``max_open_matches`` open matches."""
         game = get_game(game_name)
+        match_id = uuid.uuid4().hex[:16]
+        await self.check_open_room(match_id)
         seed = secrets.randbits(63)
         events = game.setup(dict(options), seats, derive_rng(seed, 0))
         started = events[0].body.get("options", {}) if events else {}
-        match_id = uuid.uuid4().hex[:16]
         meta = MatchMeta(match_id=match_id, game=game_name, seats=seats, options=started, status="open",
                          reveal_log=reveal_log)
         envelopes = [to_envelope(match_id, i + 1, e) for i, e in enumerate(events)]
@@ -107,6 +117,19 @@ class GatewayStore:
         if not await self._create(keys=keys, args=args):
             raise BadOptions(f"match id '{match_id}' is taken")
         return meta
+
+    async def check_open_room(self, match_id: str) -> None:
+        """Refuse (:class:`TooManyOpen`) a new open match in a partition holding its share of
+        ``max_open_matches`` already. Counted before the create script, so concurrent creations may pass the
+        bound by a few: it bounds memory, it is not a quota. The archiver removes open matches nobody filled
+        (``open_ttl_s``)."""
+        limit = self.settings.max_open_matches
+        if limit <= 0:
+            return
+        share = -(-limit // self.keys.partitions)
+        if int(await self.r.zcard(self.keys.match_matches(match_id, "open"))) >= share:
+            raise TooManyOpen(f"{limit} matches are waiting for players already; join one of them (GET "
+                              f"/matches?status=open) or try again later")
 
     async def join(self, match_id: str, seat: int | None, seats: int, taken: Sequence[int]) -> tuple[int, str] | None:
         """Take ``seat`` (or the first free one): (seat, token), or None when none could be taken."""

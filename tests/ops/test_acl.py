@@ -351,6 +351,7 @@ ALLOWED: dict[str, list[tuple[str, ...]]] = {
     ],
     "gateway": [
         ("HGETALL", META), ("HGET", META, "version"), ("ZREVRANGE", MATCHES, "0", "49", "WITHSCORES"),
+        ("ZCARD", MATCHES),  # the bound on open matches (AIRSHIP_MAX_OPEN_MATCHES)
         ("XADD", CMDS, "*", "e", "x"), ("HSET", SENT, "0.k1", "1"), ("HEXISTS", SENT, "0.k1"), ("HGET", SEEN, "0.k1"),
         ("XREVRANGE", RESULTS, "+", "-", "COUNT", "1"),
         ("XREAD", "BLOCK", "100", "STREAMS", RESULTS, UPDATES, "0", "0"),
