@@ -61,3 +61,37 @@ class PlayerHistory(_Wire):
     game: str
     player: str
     history: list[HistoryEntry]
+
+
+class ArenaQueue(_Wire):
+    seats: list[int] | None = Field(
+        default=None, min_length=1, max_length=16,
+        description="The seat counts you accept, in order of preference (default: every count the game takes, "
+                    "largest first). A match forms as soon as enough distinct players wait for one of them.")
+
+
+class ArenaTicket(_Wire):
+    ticket: str = Field(description="Poll it at location (with the same API key) to stay in the queue.")
+    game: str
+    player: str
+    status: str = Field(description="'waiting', or 'matched' with match_id, seat, token and players.")
+    seats: list[int] = Field(description="The seat counts the ticket accepts.")
+    location: str
+    expires_in_s: float | None = Field(default=None, description="While waiting: poll again before this runs out, "
+                                                                 "or the ticket leaves the queue.")
+    match_id: str | None = None
+    seat: int | None = None
+    token: str | None = Field(default=None, description="The seat token of your seat (Authorization: Bearer).")
+    players: list[str] | None = Field(default=None, description="The match's players, in seat order.")
+
+
+class ArenaQueueCount(_Wire):
+    seats: int
+    waiting: int
+
+
+class ArenaStatus(_Wire):
+    game: str
+    queues: list[ArenaQueueCount]
+    ticket_ttl_s: float
+    tickets_per_player: int

@@ -66,6 +66,11 @@ class Keys:
         """The ratings read model (one hash slot): ``epoch``, ``games``, ``<game>:matches|standings|history``."""
         return f"{self.prefix}:{{ratings}}:{part}"
 
+    def arena(self, part: str) -> str:
+        """The arena's queue and tickets (one hash slot, so its scripts are atomic on a cluster too): ``waiting``,
+        ``q:<game>:<seats>``, ``p:<player>``, ``t:<ticket>``, ``created:<match>`` (services.ratings.arena)."""
+        return f"{self.prefix}:{{arena}}:{part}"
+
     def members(self) -> str:
         """Hash consumer -> last heartbeat (server ms): the live workers, who split the partitions."""
         return f"{self.prefix}:workers"

@@ -31,7 +31,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
     serve.WORKER, serve.PROJECTOR, player.LOBBY, player.SEND, player.WATCH, bench.BENCH,
     replay.REPLAY, replay.EXPORT, replay.IMPORT, player.CHAT, irc.IRC, bots.TOURNAMENT, chaos.CHAOS,
     serve.GATEWAY, serve.ARCHIVER, bothost.BOTS, stack.STACK, ops.PARKED, ops.DEAD_LETTERS,
-    ratings.RATINGS, ratings.LADDER, ratings.PLAYERS,
+    ratings.RATINGS, ratings.LADDER, ratings.PLAYERS, ratings.ARENA,
 )
 COMMANDS: dict[str, Handler] = {command.name: command.run for command in SUBCOMMANDS}
 

@@ -1,6 +1,7 @@
 """``airship ratings projector|rebuild`` (the ratings read model, services.ratings), ``airship ladder`` (the
-standings of a game, from the gateway or straight from Redis) and ``airship players register NAME`` (a new
-player's API key, through the gateway)."""
+standings of a game, from the gateway or straight from Redis), ``airship players register NAME`` (a new
+player's API key, through the gateway) and ``airship arena`` (a registered bot that keeps playing rated matches
+the gateway's arena pairs it into)."""
 
 from __future__ import annotations
 
@@ -169,6 +170,78 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_arena(sub: SubParsers) -> None:
+    p = sub.add_parser("arena", help="a registered bot that keeps queueing for and playing rated matches")
+    p.add_argument("--game", required=True)
+    p.add_argument("--key-file", type=Path, default=None,
+                   help="a file holding the player's API key (default: $AIRSHIP_API_KEY)")
+    p.add_argument("--bot", default="heuristic", help="random, heuristic, ismcts or ismcts:<iterations>")
+    p.add_argument("--seats", default=None,
+                   help="the seat counts accepted, in order of preference, e.g. 4,3 (default: any the game takes)")
+    p.add_argument("--matches", type=int, default=0, help="stop after this many matches (default 0: never)")
+    p.add_argument("--parallel", type=int, default=1, help="matches at once (at most 4: the tickets a player may hold)")
+    p.add_argument("--idle-timeout-s", type=float, default=300.0,
+                   help="abandon a match that does not move for this long, and queue again")
+    p.add_argument("--url", default=None, help="the gateway (default: $AIRSHIP_URL or http://127.0.0.1:8000)")
+    p.add_argument("--json", action="store_true", help="print each match as a JSON line, and the summary")
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from services.bots.arena import Arena, ArenaSettings, Played
+    from services.client.errors import ClientError
+    from services.games import GAMES
+    from services.ratings.arena import TICKETS_PER_PLAYER
+
+    if args.game not in GAMES:
+        return fail(f"no game {args.game} (games: {', '.join(sorted(GAMES))})")
+    if args.key_file is not None:
+        try:
+            api_key = args.key_file.read_text().strip().splitlines()[0].strip()
+        except (OSError, IndexError) as e:
+            return fail(f"cannot read the API key from {args.key_file}: {e}")
+    else:
+        api_key = os.environ.get("AIRSHIP_API_KEY", "").strip()
+    if not api_key:
+        return fail("give the player's API key with --key-file FILE or $AIRSHIP_API_KEY")
+    try:
+        seats = tuple(int(n) for n in args.seats.split(",")) if args.seats else None
+    except ValueError:
+        return fail(f"--seats takes seat counts separated by commas, not {args.seats!r}")
+    if not 1 <= args.parallel <= TICKETS_PER_PLAYER:
+        return fail(f"--parallel must be 1 to {TICKETS_PER_PLAYER}")
+    url = (args.url or os.environ.get("AIRSHIP_URL") or "http://127.0.0.1:8000").rstrip("/")
+
+    def show(played: Played) -> None:
+        if args.json:
+            print(json.dumps({"match_id": played.match_id, "seat": played.seat, "players": played.players,
+                              "outcome": played.outcome, "score": played.score}), flush=True)
+        else:
+            print(f"{played.match_id}  seat {played.seat}  {played.outcome:<9} score {played.score}  "
+                  f"{' '.join(played.players)}", flush=True)
+
+    arena = Arena(ArenaSettings(url=url, game=args.game, api_key=api_key, bot=args.bot, seats=seats,
+                                matches=args.matches, parallel=args.parallel, idle_timeout_s=args.idle_timeout_s),
+                  on_played=show)
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: arena.stop())
+    try:
+        report = arena.run()
+    except ClientError as e:
+        return fail(f"arena: {e}")
+    summary = report.as_dict()
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"{summary['matches']} matches: " + ", ".join(f"{k} {v}" for k, v in summary.items() if k != "matches"),
+              file=sys.stderr)
+    return 0
+
+
 RATINGS = Subcommand("ratings", add_ratings, cmd_ratings)
+ARENA = Subcommand("arena", add_arena, cmd_arena)
 LADDER = Subcommand("ladder", add_ladder, cmd_ladder)
 PLAYERS = Subcommand("players", add_players, cmd_players)

@@ -196,6 +196,7 @@ def create_app(settings: Settings, r: aioredis.Redis | None = None) -> FastAPI:
     _handlers(app)
     _routes(app)
     without_default_422(app)
+    from services.gateway.arena import add_arena_routes
     from services.gateway.bots import add_bot_routes
     from services.gateway.players import add_player_routes
     from services.gateway.replays import add_replay_routes
@@ -205,6 +206,7 @@ def create_app(settings: Settings, r: aioredis.Redis | None = None) -> FastAPI:
     add_websocket(app)
     add_bot_routes(app)
     add_player_routes(app)
+    add_arena_routes(app)
     add_replay_routes(app)
     add_web(app)
     return app

@@ -176,16 +176,17 @@ def add_player_routes(app: FastAPI) -> None:
 
 
 async def _create_reserved(st: State, game_name: str, players: dict[int, str], options: dict[str, Any],
-                           reveal_log: bool) -> MatchMeta:
+                           reveal_log: bool, match_id: str | None = None) -> MatchMeta:
     """As ``GatewayStore.create_match``, with the seat reservations among the meta fields the create script
-    writes, so no seat is ever free of its reservation."""
+    writes, so no seat is ever free of its reservation. ``match_id``: the id to create it under (the arena's,
+    chosen when it paired the players; 409 when a match of that id exists)."""
     from services.pipeline.redis_backend import lua
 
     game = get_game(game_name)
     seed = secrets.randbits(63)
     events = game.setup(dict(options), len(players), derive_rng(seed, 0))
     started = events[0].body.get("options", {}) if events else {}
-    match_id = uuid.uuid4().hex[:16]
+    match_id = match_id or uuid.uuid4().hex[:16]
     meta = MatchMeta(match_id=match_id, game=game_name, seats=len(players), options=started, status="open",
                      reveal_log=reveal_log)
     envelopes = [to_envelope(match_id, i + 1, e) for i, e in enumerate(events)]

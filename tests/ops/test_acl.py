@@ -45,6 +45,8 @@ SHA = "0" * 40
 PNAMES, PKEYS, LINKS = K.players("names"), K.players("keys"), K.seat_players(P)
 EPOCH, GAMES, RATED = K.ratings("epoch"), K.ratings("games"), K.ratings("nim:matches")
 STANDINGS, HISTORY, REBUILT = K.ratings("nim:standings"), K.ratings("nim:history"), K.ratings("rebuild")
+AWAIT, AQUEUE, ATICKET = K.arena("waiting"), K.arena("q:nim:2"), K.arena("t:0123")
+AMINE, ACREATED = K.arena("p:ann"), K.arena("created:m1")
 KP = Keys(partitions=4)  # the keys of the match the real processes play
 
 
@@ -125,6 +127,7 @@ class Played:
     log: dict[str, Any]
     users: set[str]  # the users of every client connection while the match was played
     rated: str = ""  # the rated match (two registered players)
+    arena: dict[str, Any] | None = None  # the summary of the arena's match of two more players (not played)
     ladder: list[dict[str, Any]] | None = None  # GET /ladder/nim once the ratings projector rated it
 
 
@@ -188,6 +191,27 @@ def play_rated(url: str) -> tuple[str, list[dict[str, Any]]]:
     return match_id, standings
 
 
+def play_arena(url: str) -> dict[str, Any]:
+    """Two more players queue in the arena for nim (services.gateway.arena: its scripts on the {arena} keys), are
+    paired into a rated match and collect their seats' tokens; the match's summary once both seats are taken."""
+    from services.ratings.players import API_KEY_HEADER
+
+    with httpx.Client(base_url=url, timeout=30.0) as http:
+        keys = {name: http.post("/players", json={"name": name}).json()["api_key"] for name in ("cat", "dan")}
+        first = http.post("/arena/nim/queue", json={"seats": [2]}, headers={API_KEY_HEADER: keys["cat"]})
+        assert first.status_code == 201 and first.json()["status"] == "waiting", first.text
+        assert http.get("/arena/nim").json()["queues"][0] == {"seats": 2, "waiting": 1}
+        second = http.post("/arena/nim/queue", json={}, headers={API_KEY_HEADER: keys["dan"]})
+        assert second.status_code == 201 and second.json()["status"] == "matched", second.text
+        collected = http.get(first.json()["location"], params={"wait_s": 5}, headers={API_KEY_HEADER: keys["cat"]})
+        assert collected.status_code == 200 and collected.json()["token"], collected.text
+        match_id = second.json()["match_id"]
+        assert collected.json()["match_id"] == match_id
+        left = http.post("/arena/nim/queue", json={"seats": [2]}, headers={API_KEY_HEADER: keys["dan"]}).json()
+        assert http.delete(left["location"], headers={API_KEY_HEADER: keys["dan"]}).status_code == 204
+        return dict(nim_http.get_json(http, f"/matches/{match_id}"))
+
+
 @pytest.fixture(scope="module")
 def played(server: Server) -> Played:
     """A worker, a projector, the ratings projector and the gateway as real processes, each logged in as its own
@@ -215,11 +239,12 @@ def played(server: Server) -> Played:
             summary = nim_http.get_json(http, f"/matches/{match_id}")
             log = nim_http.get_json(http, f"/matches/{match_id}/log")
         rated, ladder = play_rated(url)
+        arena = play_arena(url)
         users = {c["user"] for c in server.admin.client_list()}
     finally:
         for proc in procs:
             stop(proc)
-    return Played(match_id, moves, summary, log, users, rated, ladder)
+    return Played(match_id, moves, summary, log, users, rated, ladder=ladder, arena=arena)
 
 
 def test_worker_projector_and_gateway_play_a_match_as_their_own_users(server: Server, played: Played) -> None:
@@ -228,6 +253,12 @@ def test_worker_projector_and_gateway_play_a_match_as_their_own_users(server: Se
     assert played.users == {"admin", "worker", "projector", "gateway", "ratings"}
     refused = [(e["username"], e["object"], e["reason"]) for e in server.admin.execute_command("ACL", "LOG")]
     assert not refused, f"Redis refused the real processes: {refused}"
+
+
+def test_the_arena_pairs_players_as_the_gateway_user(server: Server, played: Played) -> None:
+    """The arena's queue, pairing, match creation and seat claims ran as ``gateway`` (no refusal in the ACL log,
+    checked by the test above): the match is running with both seats taken."""
+    assert played.arena is not None and played.arena["status"] == "running" and played.arena["seats_free"] == []
 
 
 def test_players_register_and_a_rated_match_reaches_the_ladder_as_the_ratings_user(server: Server,
@@ -370,6 +401,12 @@ ALLOWED: dict[str, list[tuple[str, ...]]] = {
         ("EVALSHA", SHA, "5", META, MATCHES, RUNNING, FINISHED, LINKS), ("HEXISTS", LINKS, "m1.p.ann"),
         ("HSET", LINKS, "m1.0", "ann", "m1.p.ann", "0", "m1.created", "1"),
         ("GET", STANDINGS), ("HGET", HISTORY, "ann"),
+        # the arena (services.ratings.arena): its scripts on the {arena} keys, and the match's creation flag
+        ("EVALSHA", SHA, "1", AWAIT), ("ZRANGEBYSCORE", AWAIT, "-inf", "(1", "LIMIT", "0", "100"),
+        ("ZCARD", AMINE), ("ZADD", AQUEUE, "1", "t"), ("ZREM", AQUEUE, "t"), ("ZRANGE", AQUEUE, "0", "199"),
+        ("HSET", ATICKET, "state", "matched"), ("HMGET", ATICKET, "player", "deadline"), ("HGET", ATICKET, "seats"),
+        ("PEXPIRE", ATICKET, "3600000"), ("DEL", ATICKET), ("EXISTS", ACREATED),
+        ("SET", ACREATED, "1", "PX", "3600000"),
     ],
     "ratings": [
         ("XREADGROUP", "GROUP", "ratings", "r1", "COUNT", "200", "BLOCK", "1000", "STREAMS", FEED, ">"),
@@ -416,7 +453,10 @@ DENIED: dict[str, list[tuple[str, ...]]] = {
                 # the ladder is the ratings projector's: read only; players and links are never deleted
                 ("SET", STANDINGS, "x"), ("HSET", HISTORY, "ann", "x"), ("HSETNX", RATED, "m1", "x"),
                 ("INCRBY", EPOCH, "1"), ("DEL", STANDINGS), ("EVALSHA", SHA, "1", STANDINGS), ("DEL", PNAMES),
-                ("HDEL", PKEYS, "h"), ("HDEL", LINKS, "m1.0"), ("UNLINK", LINKS)],
+                ("HDEL", PKEYS, "h"), ("HDEL", LINKS, "m1.0"), ("UNLINK", LINKS),
+                # the arena's extra commands reach its own keys only
+                ("ZRANGE", FINISHED, "0", "-1"), ("ZRANGEBYSCORE", MATCHES, "-inf", "+inf"), ("PEXPIRE", META, "1"),
+                ("SET", EPOCH, "1"), ("DEL", FEED), ("EVALSHA", SHA, "2", AWAIT, SECRET)],
     "ratings": [("XADD", FEED, "*", "e", "x"), ("XTRIM", FEED, "MAXLEN", "0"), ("DEL", FEED), ("XDEL", FEED, "1-0"),
                 ("XGROUP", "DESTROY", FEED, "ratings"), ("XGROUP", "SETID", FEED, "ratings", "0"),
                 ("XREADGROUP", "GROUP", "workers", "x", "STREAMS", CMDS, ">"), ("XRANGE", CMDS, "-", "+"),
@@ -426,7 +466,7 @@ DENIED: dict[str, list[tuple[str, ...]]] = {
                 ("HGET", VIEW, "d"), ("HGET", PKEYS, "h"), ("HSET", PKEYS, "h", "eve"), ("HGETALL", PNAMES),
                 ("EVALSHA", SHA, "1", META), ("EVALSHA", SHA, "1", LINKS), ("EVAL", "return 1", "1", FEED),
                 ("XADD", UPDATES, "*", "k", "v"), ("FLUSHDB",), ("KEYS", "*"), ("SCAN", "0"), ("ACL", "LIST"),
-                ("GET", "other:key"), ("CONFIG", "SET", "save", "")],
+                ("GET", "other:key"), ("CONFIG", "SET", "save", ""), ("HGETALL", ATICKET), ("ZCARD", AWAIT)],
     "archiver": [("HSET", LINKS, "m1.0", "eve"), ("HDEL", LINKS, "m1.0"), ("DEL", LINKS), ("GET", RATED),
                  ("HGET", PKEYS, "h")],
     "keda": [("XADD", CMDS, "*", "k", "v"), ("XRANGE", CMDS, "-", "+"), ("GET", VIEW), ("XINFO", "GROUPS", FEED),
@@ -484,7 +524,8 @@ def test_the_keys_module_and_the_acl_agree_on_the_layout() -> None:
     for key in (sample.meta("m"), sample.log("m"), sample.feed(3), sample.commands(3), sample.secret("m"),
                 sample.sent("m"), sample.seen("m"), sample.view("m", "public"), sample.results("m"),
                 sample.updates("m"), sample.matches(3, "open"), sample.players("names"), sample.players("keys"),
-                sample.seat_players(3), sample.ratings("epoch"), sample.ratings("nim:standings")):
+                sample.seat_players(3), sample.ratings("epoch"), sample.ratings("nim:standings"),
+                sample.arena("waiting"), sample.arena("t:0123")):
         assert any(_glob(pattern, key) for pattern in re.findall(r"~([^\s)]+)", text)), key
 
 

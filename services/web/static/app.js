@@ -3,12 +3,14 @@
 //   #/match/<id>/seat/<n>                play seat n (its token kept in this browser)
 //   #/match/<id>/watch                   spectate: the public view, live
 //   #/match/<id>/replay?v=<V>&p=<public|seat>   a finished match, version V, as p saw it
+//   #/ladder[/<game>[/player/<name>]]   the ratings ladder of a game, a player's rated matches
 //   #/help                               keys and help
 import { el, clear } from './dom.js';
 import { unnotify, connection } from './notice.js';
 import { lobbyPage } from './lobby.js';
 import { tablePage } from './table.js';
 import { replayPage } from './replay.js';
+import { ladderPage } from './ladder.js';
 
 let leave = null;
 
@@ -40,6 +42,8 @@ function route() {
     else if (parts[2] === 'watch') leave = tablePage(root, parts[1], null);
     else if (parts[2] === 'replay') leave = replayPage(root, parts[1], params);
     else location.hash = '#/';
+  } else if (parts[0] === 'ladder') {
+    leave = ladderPage(root, parts[1] || null, parts[2] === 'player' ? parts[3] || null : null);
   } else if (parts[0] === 'help') {
     leave = help(root);
   } else {
