@@ -34,6 +34,11 @@ GATEWAY_COMMANDS = Counter("airship_gateway_commands_total", "Commands published
 GATEWAY_AUTH_FAILURES = Counter("airship_gateway_auth_failures_total", "Requests with a wrong seat token")
 GATEWAY_RATE_LIMITED = Counter("airship_gateway_rate_limited_total", "Requests refused by a rate limit")
 GATEWAY_SOCKETS = Gauge("airship_gateway_websockets", "Open WebSocket connections")
+ARENA_TICKETS = Counter("airship_arena_tickets_total", "Tickets queued in the arena, by game", ["game"])
+ARENA_MATCHES = Counter("airship_arena_matches_total", "Rated matches the arena created for paired tickets, by game",
+                        ["game"])
+ARENA_REFUSED = Counter("airship_arena_refused_total", "Arena tickets refused, by reason (player_limit, queue_full)",
+                        ["reason"])
 GATEWAY_HUBS = Gauge("airship_gateway_hubs", "Matches watched by this gateway (one reader each)")
 
 ARCHIVED_MATCHES = Counter("airship_archived_matches_total",

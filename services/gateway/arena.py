@@ -18,6 +18,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import Response
 
 from schemas.players import ArenaQueue, ArenaQueueCount, ArenaStatus, ArenaTicket
+from services import metrics
 from services.games import GAMES, get_game
 from services.gateway.app import State, body_of, limited, problems
 from services.gateway.players import _create_reserved, player_of
@@ -70,6 +71,7 @@ async def _collect(st: State, game: str, player: str, api_key: str, matched: are
         if not await st.redis.exists(k.meta(match_id)):
             try:
                 await _create_reserved(st, game, dict(enumerate(matched.players)), {}, True, match_id=match_id)
+                metrics.ARENA_MATCHES.labels(game).inc()
                 log.info("arena match created", match_id=match_id, game=game, players=matched.players)
             except Refused as e:
                 if e.status != 409:  # 409: another gateway created it meanwhile
@@ -144,6 +146,8 @@ def add_arena_routes(app: FastAPI) -> None:
         done = await script(keys=[k.arena("waiting")],
                             args=[arena.prefix(k), _now_ms(), ticket, player, game, int(arena.TICKET_TTL_S * 1000),
                                   arena.TICKETS_PER_PLAYER, arena.MAX_WAITING, ",".join(map(str, seats))])
+        if done in (-1, -2):
+            metrics.ARENA_REFUSED.labels("player_limit" if done == -1 else "queue_full").inc()
         if done == -1:
             raise Refused(429, "rate_limited", f"{player} already holds {arena.TICKETS_PER_PLAYER} waiting tickets: "
                                                "poll them or leave the queue with one",
@@ -151,6 +155,7 @@ def add_arena_routes(app: FastAPI) -> None:
         if done == -2:
             raise Refused(503, "unavailable", "the arena's queue is full; try again later",
                           headers={"Retry-After": "5"})
+        metrics.ARENA_TICKETS.labels(game).inc()
         log.info("arena ticket queued", game=game, player=player, seats=seats)
         return encode(request, await _wait(st, game, ticket, player, api_key, 0.0), 201)
 

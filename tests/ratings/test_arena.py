@@ -12,6 +12,7 @@ import httpx
 import pytest
 import redis
 from fastapi.testclient import TestClient
+from prometheus_client import REGISTRY
 
 from services.pipeline.auth import hash_credential
 from services.ratings import arena
@@ -138,6 +139,8 @@ def poll(http: TestClient, location: str, key: str, wait_s: float = 0) -> httpx.
 def test_queue_pairs_players_into_a_rated_match_with_their_tokens(gateway: TestClient, r: redis.Redis,
                                                                   settings: Settings) -> None:
     keys = {name: register(gateway, name) for name in ("ann", "bob", "cy")}
+    before = {name: REGISTRY.get_sample_value(f"airship_arena_{name}_total", {"game": "nim"}) or 0.0
+              for name in ("tickets", "matches")}
     first = queue(gateway, keys["ann"], [2])
     assert first.status_code == 201, first.text
     ticket = first.json()
@@ -158,6 +161,8 @@ def test_queue_pairs_players_into_a_rated_match_with_their_tokens(gateway: TestC
     bob = second.json()
     assert bob["status"] == "matched" and bob["seats"] == [4, 3, 2]
     assert result["status"] == "matched" and result["match_id"] == bob["match_id"]
+    after = {name: REGISTRY.get_sample_value(f"airship_arena_{name}_total", {"game": "nim"}) for name in before}
+    assert after == {"tickets": before["tickets"] + 2, "matches": before["matches"] + 1}  # the gateway's metrics
     match_id = bob["match_id"]
     assert sorted(bob["players"]) == ["ann", "bob"] and bob["players"] == result["players"]
     assert {bob["players"][bob["seat"]], result["players"][result["seat"]]} == {"ann", "bob"}
@@ -208,8 +213,10 @@ def test_expiry_limits_and_bad_requests(gateway: TestClient, monkeypatch: pytest
     keys = {name: register(gateway, name) for name in ("ann", "bob", "cy")}
     tickets = [queue(gateway, keys["ann"], [3]) for _ in range(arena.TICKETS_PER_PLAYER)]
     assert all(t.status_code == 201 and t.json()["status"] == "waiting" for t in tickets)
+    refused = REGISTRY.get_sample_value("airship_arena_refused_total", {"reason": "player_limit"}) or 0.0
     over = queue(gateway, keys["ann"], [3])
     assert over.status_code == 429 and over.json()["code"] == "rate_limited"  # one key cannot fill the queue
+    assert REGISTRY.get_sample_value("airship_arena_refused_total", {"reason": "player_limit"}) == refused + 1
     assert gateway.delete(tickets[0].json()["location"], headers={API_KEY_HEADER: keys["ann"]}).status_code == 204
     assert queue(gateway, keys["ann"], [3]).status_code == 201  # a place again
     assert queue(gateway, keys["ann"]).status_code == 429
