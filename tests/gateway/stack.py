@@ -10,6 +10,7 @@ import subprocess
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -58,6 +59,14 @@ def running_stack(settings: Settings, **gateway_env: str) -> Iterator[GatewaySta
         for proc in stack.procs:
             stop(proc)
         delete_prefix(connect(settings.redis_url), settings.key_prefix)
+
+
+@contextlib.contextmanager
+def archiving_stack(redis_url: str, archive: Path, tag: str) -> Iterator[GatewayStack]:
+    """A running stack whose gateway reads the archive directory ``archive`` (archived at once when asked)."""
+    settings = stack_settings(redis_url, tag, archive_dir=str(archive), archive_grace_s=0.0)
+    with running_stack(settings, AIRSHIP_ARCHIVE_DIR=str(archive)) as stack:
+        yield stack
 
 
 def stack_settings(redis_url: str, tag: str = "gw", **changes: Any) -> Settings:

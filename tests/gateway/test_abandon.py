@@ -17,16 +17,14 @@ from services.archive.files import archive_path, read_archive
 from services.pipeline.redis_backend import connect
 from services.replay.verify import verify
 from tests.gateway.nim_http import get_json
-from tests.gateway.stack import GatewayStack, running_stack, stack_settings
+from tests.gateway.stack import GatewayStack, archiving_stack
 
 pytestmark = pytest.mark.redis
 
 
 @pytest.fixture(scope="module")
 def archive_stack(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[GatewayStack]:
-    archive = tmp_path_factory.mktemp("archive")
-    settings = stack_settings(redis_url, "gwab", archive_dir=str(archive), archive_grace_s=0.0)
-    with running_stack(settings, AIRSHIP_ARCHIVE_DIR=str(archive)) as stack:
+    with archiving_stack(redis_url, tmp_path_factory.mktemp("archive"), "gwab") as stack:
         yield stack
 
 

@@ -17,7 +17,7 @@ from services.archive.files import archive_path
 from services.pipeline.redis_backend import connect
 from tests.gateway import nim_http
 from tests.gateway.nim_http import get_json
-from tests.gateway.stack import GatewayStack, running_stack, stack_settings
+from tests.gateway.stack import GatewayStack, archiving_stack
 
 pytestmark = pytest.mark.redis
 
@@ -25,9 +25,7 @@ pytestmark = pytest.mark.redis
 @pytest.fixture(scope="module")
 def archive_stack(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[GatewayStack]:
     """The gateway_stack of tests/gateway/stack.py, with the gateway reading an archive directory."""
-    archive = tmp_path_factory.mktemp("archive")
-    settings = stack_settings(redis_url, "gwa", archive_dir=str(archive), archive_grace_s=0.0)
-    with running_stack(settings, AIRSHIP_ARCHIVE_DIR=str(archive)) as stack:
+    with archiving_stack(redis_url, tmp_path_factory.mktemp("archive"), "gwa") as stack:
         yield stack
 
 
