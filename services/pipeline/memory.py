@@ -118,8 +118,8 @@ class MemoryBus:
     def ack(self, delivery: Delivery) -> None:
         self._commands.ack(delivery)
 
-    def ack_many(self, deliveries: Sequence[Delivery]) -> None:
-        for delivery in deliveries:
+    def ack_many(self, deliveries: Sequence[Delivery], defer: bool = False) -> None:
+        for delivery in deliveries:  # nothing to save by deferring in memory
             self.ack(delivery)
 
     def claim_stale(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:

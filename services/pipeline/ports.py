@@ -84,8 +84,11 @@ class CommandBus(Protocol):
 
     def ack(self, delivery: Delivery) -> None: ...
 
-    def ack_many(self, deliveries: Sequence[Delivery]) -> None:
-        """Acknowledge several at once (one round trip on Redis)."""
+    def ack_many(self, deliveries: Sequence[Delivery], defer: bool = False) -> None:
+        """Acknowledge several at once (one round trip on Redis), and any deferred before. ``defer``: the
+        acknowledgement may travel with this consumer's next read instead (Redis: no round trip of its own);
+        an entry whose deferred acknowledgement never went (the consumer died first) is delivered again, and
+        the at-most-once record answers it."""
         ...
 
     def claim_stale(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:

@@ -5,9 +5,10 @@ by the URL's ``cluster=yes|no`` query parameter, which wins. Every key of a part
 ``{p}``, so a partition's keys, and every script over them, stay in one slot; what differs on a cluster:
 
 - a blocking read cannot span slots: :mod:`services.pipeline.redis_streams` polls the partitions instead;
-- scripts in a pipeline are sent as plain ``EVALSHA`` (the cluster pipeline refuses script objects), and a
-  node that does not know a script yet (a replica just promoted) answers NOSCRIPT: :func:`run_scripts` loads
-  it there and sends those calls again (a NOSCRIPT call did not run);
+- scripts in a pipeline are sent as plain ``EVALSHA`` (the cluster pipeline refuses script objects; on one
+  server too, which spares redis-py's SCRIPT EXISTS round trip per pipeline), and a node that does not know a
+  script yet (a replica just promoted, a restarted server) answers NOSCRIPT: :func:`retry_noscript` makes those
+  calls again on their own, loading the script (a NOSCRIPT call did not run);
 - ``WAIT`` must go to the node that took the writes, on the same connection: :func:`wait_replicas`.
 """
 
@@ -114,11 +115,10 @@ def is_cluster(r: object) -> bool:
 
 
 def queue_script(pipe: Any, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> None:
-    """Queue a script call on a pipeline of either kind (see :func:`run_scripts` for sending it)."""
-    if isinstance(pipe, ClusterPipeline):
-        cast(Any, pipe).execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
-    else:
-        script(keys=list(keys), args=list(args), client=pipe)
+    """Queue a script call on a pipeline of either kind, as a plain EVALSHA: a script registered with the pipeline
+    would make redis-py ask SCRIPT EXISTS first, a round trip more per pipeline. A node that does not know the
+    script answers NOSCRIPT for that call (it did not run): :func:`retry_noscript` makes it again on its own."""
+    cast(Any, pipe).execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
 
 
 def retry_noscript(replies: list[Any], script: Script, calls: Sequence[tuple[Sequence[Any], Sequence[Any]]],

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import cast
+from typing import Any, cast
 
 import redis
 
@@ -77,6 +77,7 @@ class GroupStreams:
         self.group = group
         self._start = 0
         self._cluster = is_cluster(r)
+        self._unacked: dict[str, list[Any]] = {}  # stream -> entry ids whose XACK goes with the next read
         ensure_groups(r, self.names, group)
 
     def _deliveries(self, reply: object, deliveries: int = 1) -> list[Delivery]:
@@ -133,9 +134,15 @@ class GroupStreams:
             share = max(1, remaining // len(order))
             chunk, order = order[: remaining // share], order[remaining // share:]
             pipe = self._r.pipeline(transaction=False)
+            acks = self._queue_acks(pipe)
             for name in chunk:
                 pipe.xreadgroup(self.group, consumer, {name: ">"}, count=share)
-            for name, reply in zip(chunk, pipe.execute(), strict=True):
+            try:
+                replies = pipe.execute()[len(acks):]
+            except Exception:
+                self._restore_acks(acks)
+                raise
+            for name, reply in zip(chunk, replies, strict=True):
                 got = self._deliveries(reply)
                 out += got
                 if len(got) == share:  # it may hold more: ask it again once the others had their turn
@@ -145,19 +152,34 @@ class GroupStreams:
     def ack(self, delivery: Delivery) -> None:
         self._r.xack(delivery.stream, self.group, delivery.entry_id)
 
-    def ack_many(self, deliveries: Sequence[Delivery]) -> None:
-        """One XACK per stream with all its entry ids, pipelined in one round trip."""
-        by_stream: dict[str, list[str]] = {}
+    def ack_many(self, deliveries: Sequence[Delivery], defer: bool = False) -> None:
+        """One XACK per stream with all its entry ids, pipelined in one round trip; with ``defer``, in the
+        pipeline of the next read instead (a round trip less per batch). Acknowledgements deferred before go
+        with either."""
         for delivery in deliveries:
-            by_stream.setdefault(delivery.stream, []).append(delivery.entry_id)
-        if len(by_stream) == 1:
-            ((stream, ids),) = by_stream.items()
-            self._r.xack(stream, self.group, *ids)
+            self._unacked.setdefault(delivery.stream, []).append(delivery.entry_id)
+        if defer or not self._unacked:
             return
         pipe = self._r.pipeline(transaction=False)
-        for stream, ids in by_stream.items():
+        acks = self._queue_acks(pipe)
+        try:
+            pipe.execute()
+        except Exception:
+            self._restore_acks(acks)
+            raise
+
+    def _queue_acks(self, pipe: Any) -> list[tuple[str, list[Any]]]:
+        """Queue the deferred XACKs on ``pipe`` (one per stream) and forget them; returns what was queued."""
+        acks, self._unacked = list(self._unacked.items()), {}
+        for stream, ids in acks:
             pipe.xack(stream, self.group, *ids)
-        pipe.execute()
+        return acks
+
+    def _restore_acks(self, acks: list[tuple[str, list[Any]]]) -> None:
+        """The pipeline carrying ``acks`` failed (they may or may not have run; XACK twice is harmless):
+        keep them for the next round trip."""
+        for stream, ids in acks:
+            self._unacked.setdefault(stream, [])[:0] = ids
 
     def claim(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
         """XAUTOCLAIM over every partition; each delivery carries its delivery count."""
@@ -279,9 +301,8 @@ class RedisBus:
     def ack(self, delivery: Delivery) -> None:
         self._streams.ack(delivery)
 
-    def ack_many(self, deliveries: Sequence[Delivery]) -> None:
-        if deliveries:
-            self._streams.ack_many(deliveries)
+    def ack_many(self, deliveries: Sequence[Delivery], defer: bool = False) -> None:
+        self._streams.ack_many(deliveries, defer)
 
     def claim_stale(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
         return self._streams.claim(consumer, min_idle_ms, count)
