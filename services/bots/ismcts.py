@@ -1,20 +1,33 @@
 """Information-set Monte Carlo tree search (single observer), generic over the game contract.
 
 The bot sees only its seat's view and legal commands, like every bot. Each iteration it draws a full
-state consistent with that view from the game's ``resample`` plug-in (never the true hidden state),
-walks the shared tree with UCT, expands one new command, plays the rest of the match out with the
-game's own pure rules (``decide``/``evolve``, a seeded rng for the dice and shuffles) and backs up
-each seat's reward (its share of the win, plus a little for its score) along the path.
+state consistent with that view from the game's ``resample`` plug-in (never the true hidden state) and
+plays it out with the game's own pure rules (``decide``/``evolve``, a seeded rng for the dice and
+shuffles). It searches in one of two ways:
 
-When the game's plug-in can rank commands (its heuristic's ``rank``), the root searches only the
-``root_width`` best of them: with a few hundred iterations and fifty card combinations on offer, a
-search over all of them would sample each only a few times. Playouts use the plug-in's cheap policy
-and may stop after ``rollout_steps`` commands, judged by the plug-in's ``evaluate``.
+**Guided** (the default when the game's plug-in has a heuristic bot): the tree is its root. The
+candidates are the heuristic's own choice and the next best commands by its ranking (``root_width``
+in all, the plug-in's ``guided_width``). Each round draws one determinization and one random seed and
+plays every candidate on it, every seat then played by the heuristic on its own view of that state (a
+per-step random stream keeps the dice alike across the candidates), for ``guided_rollout_steps``
+commands (then judged by the plug-in's ``evaluate``) or to the end. A seat's reward is its share of the
+win plus, weighted ``guided_score_weight``, its score margin over the best other seat. Each
+``iterations`` is one such playout. The bot sends the heuristic's choice unless another candidate beat it
+in these paired playouts by more than ``margin`` and by more than ``confidence`` standard errors of the
+mean difference: a search with a few dozen playouts cannot tell close commands apart, and guessing
+would make it weaker than the heuristic it starts from (a rollout algorithm in Bertsekas' sense: one
+step of improvement over a base policy, here the heuristic, which also models the opponents). A plug-in's
+``search_when`` may leave some decisions to the heuristic (Modern World's hundreds of single bids), and
+its ``playout_commands`` may give the playout heuristic a short list instead of the full one.
 
-Nodes are reached by command sequences: a child is keyed by the command's canonical form (type and
-sorted body). Commands legal in some determinizations and not in others are handled as in Cowling,
-Powley and Whitehouse (2012): a child's UCB term counts how often it was *available*, not how often
-its parent was visited.
+**Tree** (games without a heuristic, or ``guided=False``): UCT over a shared tree. Each iteration walks
+the tree, expands one new command, plays the rest out with the plug-in's cheap ``rollout`` policy (or
+uniformly) for ``rollout_steps`` commands or to the end, and backs up each seat's reward (its share of
+the win, plus a little for its score) along the path. When the plug-in can rank commands, the root
+searches only the ``root_width`` (8) best. Nodes are reached by command sequences: a child is keyed by
+the command's canonical form (type and sorted body). Commands legal in some determinizations and not in
+others are handled as in Cowling, Powley and Whitehouse (2012): a child's UCB term counts how often it
+was *available*, not how often its parent was visited.
 """
 
 from __future__ import annotations
@@ -30,6 +43,7 @@ from services.bots.base import CommandDict
 from services.bots.plugins import plugin_for
 from services.games import get_game
 from services.games.base import Command, Outcome
+from services.games.errors import Rejected
 
 SCORE_WEIGHT = 0.1  # of the reward; the rest is the share of the win
 
@@ -57,12 +71,27 @@ def rewards(outcome: Outcome, seats: int) -> list[float]:
             for s in range(seats)]
 
 
+def guided_rewards(outcome: Outcome, seats: int, score_weight: float) -> list[float]:
+    """Per seat: the share of the win, and (weighted ``score_weight``) the score margin over the best
+    other seat, relative to the top score and mapped to [0, 1]."""
+    share = 1.0 / len(outcome.winners) if outcome.winners else 0.0
+    scale = max(max((abs(x) for x in outcome.scores), default=1), 1)
+    out = []
+    for s in range(seats):
+        others = max((outcome.scores[o] for o in range(seats) if o != s), default=0)
+        margin = 0.5 + 0.5 * max(-1.0, min(1.0, (outcome.scores[s] - others) / scale))
+        out.append((1 - score_weight) * (share if s in outcome.winners else 0.0) + score_weight * margin)
+    return out
+
+
 class ISMCTSBot:
     default_iterations = 200
 
     def __init__(self, game: str, seed: int = 0, iterations: int = default_iterations,
                  time_budget_s: float | None = None, exploration: float = 0.7,
-                 rollout_steps: int | None = None, root_width: int | None = 8) -> None:
+                 rollout_steps: int | None = None, root_width: int | None = None,
+                 guided: bool | None = None, margin: float | None = None,
+                 confidence: float | None = None) -> None:
         self.game = get_game(game)
         plugin = plugin_for(game)
         if plugin.resample is None:
@@ -70,9 +99,19 @@ class ISMCTSBot:
         self.resample = plugin.resample
         self.rollout_policy = plugin.rollout
         self.evaluate = plugin.evaluate
-        self.rollout_steps = rollout_steps if rollout_steps is not None else plugin.rollout_steps
+        self.heuristic = plugin.heuristic
+        self.guided = (plugin.heuristic is not None) if guided is None else guided and plugin.heuristic is not None
+        self.search_when = plugin.search_when
+        self.playout_commands = plugin.playout_commands
+        if rollout_steps is not None:
+            self.rollout_steps = rollout_steps
+        else:
+            self.rollout_steps = plugin.guided_rollout_steps if self.guided else plugin.rollout_steps
         self.rank = plugin.rank
-        self.root_width = root_width
+        self.root_width = root_width if root_width is not None else (plugin.guided_width if self.guided else 8)
+        self.margin = margin if margin is not None else plugin.guided_margin
+        self.score_weight = plugin.guided_score_weight
+        self.confidence = confidence if confidence is not None else plugin.guided_confidence
         self.iterations = iterations
         self.time_budget_s = time_budget_s
         self.exploration = exploration
@@ -82,6 +121,8 @@ class ISMCTSBot:
     def choose(self, view: Mapping[str, Any], legal: Sequence[CommandDict]) -> CommandDict:
         if len(legal) == 1:
             return legal[0]
+        if self.guided:
+            return self._choose_guided(view, legal)
         seat: int = view["seat"]
         candidates = list(legal)
         if self.rank is not None and self.root_width and len(candidates) > self.root_width:
@@ -99,6 +140,113 @@ class ISMCTSBot:
         best = max(by_key, key=lambda k: (root.children[k].visits, root.children[k].total)
                    if k in root.children else (-1, 0.0))
         return by_key[best]
+
+    # -- guided search: the heuristic's few best commands, each judged by heuristic playouts --
+
+    def _candidates(self, view: Mapping[str, Any], legal: Sequence[CommandDict]) -> list[CommandDict]:
+        """The heuristic's own choice first, then the next best commands by its ranking."""
+        assert self.heuristic is not None
+        first = self.heuristic(self.rng.getrandbits(32)).choose(view, legal)
+        out = [first]
+        if self.rank is not None:
+            values = self.rank(view, legal)
+            order = sorted(range(len(legal)), key=lambda i: -values[i])
+        else:
+            order = list(range(len(legal)))
+        seen = {command_key(first["type"], first.get("body", {}))}
+        for i in order:
+            if len(out) >= (self.root_width or len(legal)):
+                break
+            if self.rank is not None and values[i] == -math.inf:
+                continue
+            key = command_key(legal[i]["type"], legal[i].get("body", {}))
+            if key not in seen:
+                seen.add(key)
+                out.append(legal[i])
+        return out
+
+    def _choose_guided(self, view: Mapping[str, Any], legal: Sequence[CommandDict]) -> CommandDict:
+        seat: int = view["seat"]
+        candidates = self._candidates(view, legal)
+        root = Node(player=-1)
+        self.last_root = root
+        if len(candidates) == 1 or (self.search_when is not None and not self.search_when(view, legal)):
+            return candidates[0]
+        keyed = [(command_key(c["type"], c.get("body", {})), c) for c in candidates]
+        for key, _ in keyed:
+            root.children[key] = Node(seat)
+        results: list[list[float | None]] = [[] for _ in keyed]  # per candidate, its reward in each round
+        deadline = time.monotonic() + self.time_budget_s if self.time_budget_s else None
+        done = attempts = 0
+        while done < self.iterations and attempts < 4 * self.iterations:
+            if deadline is not None and done and time.monotonic() > deadline:
+                break
+            state = self.resample(view, seat, self.rng)
+            seed = self.rng.getrandbits(32)
+            for index, (key, command) in enumerate(keyed):  # the same determinization and dice for each
+                if done >= self.iterations:
+                    break
+                attempts += 1
+                reward = self._guided_playout(state, Command(seat, command["type"], command.get("body", {})), seed)
+                results[index].append(None if reward is None else reward[seat])
+                if reward is None:
+                    continue
+                child = root.children[key]
+                child.visits += 1
+                child.available += 1
+                child.total += reward[seat]
+                done += 1
+        return keyed[self._pick(results)][1]
+
+    def _pick(self, results: Sequence[Sequence[float | None]]) -> int:
+        """The heuristic's command (0) unless another beat it in the paired playouts by more than
+        ``margin`` and by more than ``confidence`` standard errors of the mean difference."""
+        best, best_gain = 0, 0.0
+        for index in range(1, len(results)):
+            diffs = [r - h for r, h in zip(results[index], results[0], strict=False) if r is not None and h is not None]
+            if len(diffs) < 2:
+                continue
+            mean = sum(diffs) / len(diffs)
+            variance = sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
+            error = math.sqrt(variance / len(diffs))
+            if mean > self.margin and mean > self.confidence * error and mean > best_gain:
+                best, best_gain = index, mean
+        return best
+
+    def _guided_playout(self, state: Any, command: Command, seed: int) -> list[float] | None:
+        """Play ``command``, then every seat as the heuristic (on its own view of the determinization) for
+        ``rollout_steps`` commands or to the end; each seat's reward, None when the command is refused."""
+        game, heuristic = self.game, self.heuristic
+        assert heuristic is not None
+        try:
+            state = self._step(state, command, random.Random(seed))
+        except Rejected:
+            return None
+        bots: dict[int, Any] = {}
+        limit = self.rollout_steps if self.rollout_steps and self.evaluate else 100_000
+        for step in range(1, limit + 1):
+            if game.outcome(state) is not None:
+                break
+            rng = random.Random(seed * 7919 + step)  # a stream per step: the dice stay alike across the candidates
+            acting = min(game.to_act(state))
+            commands = (self.playout_commands and self.playout_commands(state, acting)) or game.legal_commands(
+                state, acting)
+            if len(commands) == 1:
+                state = self._step(state, commands[0], rng)
+                continue
+            bot = bots.get(acting)
+            if bot is None:
+                bot = bots[acting] = heuristic(seed + acting)
+            chosen = bot.choose(game.view(state, acting), [{"type": c.type, "body": c.body} for c in commands])
+            try:
+                state = self._step(state, Command(acting, chosen["type"], chosen.get("body", {})), rng)
+            except Rejected:
+                state = self._step(state, rng.choice(game.legal_commands(state, acting)), rng)
+        outcome = game.outcome(state)
+        if outcome is None:
+            assert self.evaluate is not None
+            outcome = self.evaluate(state)
+        return guided_rewards(outcome, len(outcome.scores), self.score_weight)
 
     # -- one iteration --
 
@@ -146,8 +294,8 @@ class ISMCTSBot:
             return math.inf
         return child.total / child.visits + self.exploration * math.sqrt(math.log(child.available) / child.visits)
 
-    def _step(self, state: Any, command: Command) -> Any:
-        for event in self.game.decide(state, command, self.rng):
+    def _step(self, state: Any, command: Command, rng: random.Random | None = None) -> Any:
+        for event in self.game.decide(state, command, rng or self.rng):
             state = self.game.evolve(state, event)
         return state
 

@@ -601,6 +601,8 @@ PLUGIN = GamePlugin(
     rank=_rank,
     evaluate=evaluate,
     rollout_steps=60,
+    guided_confidence=2.0,
+    search_iterations=64,
 )
 
 __all__ = ["OBS_SIZE", "PLUGIN", "Heuristic", "encode", "evaluate", "rollout"]

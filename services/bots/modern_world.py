@@ -372,6 +372,33 @@ def rollout(state: State, seat: int, rng: random.Random) -> Command | None:
     return None
 
 
+def playout_commands(state: State, seat: int) -> list[Command] | None:
+    """The few commands the heuristic needs to see in a playout, where the full list is long and costly: in
+    an auction, pass or the least raise (it never bids more); in the trade phase, done when nobody offers
+    ``seat`` anything (it never proposes); in the phases it plans itself (resource, investment, build, end)
+    only which kinds are there. None elsewhere: the full list."""
+    phase = state.phase
+    if phase in (Phase.LEADER, Phase.MARKET):
+        a = state.auction
+        if a is None:
+            return None
+        least = a.high_bid + 1
+        if least <= state.players[seat].tokens[INFLUENCE]:
+            return [Command(seat, "pass"), Command(seat, "bid", {"amount": least})]
+        return [Command(seat, "pass")]
+    if phase == Phase.TRADE and not any(t.to == seat for t in state.trades):
+        return [Command(seat, "done")]
+    if phase in (Phase.RESOURCE, Phase.INVESTMENT, Phase.BUILD, Phase.END):
+        return [Command(seat, "done"), Command(seat, "convert", {"into": "victory", "count": 1})]
+    return None
+
+
+def search_when(view: View, legal: Sequence[CommandDict]) -> bool:
+    """Search the decisions that shape the economy (cards bought, invested, built, kept, nations); take the
+    heuristic's bid or pass in the auctions and its answer in the trade phase (hundreds of small steps)."""
+    return view["phase"] not in (Phase.LEADER, Phase.MARKET, Phase.TRADE)
+
+
 def evaluate(state: State) -> Outcome:
     """The standing of an unfinished match: victory, money at 3 for 1, what capacity will still produce
     in the turns the event and resource decks suggest are left, and what the cards in hand would bring
@@ -456,4 +483,8 @@ PLUGIN = GamePlugin(
     rank=lambda view, legal: Heuristic().values(view, legal),
     evaluate=evaluate,
     rollout_steps=60,
+    search_when=search_when,
+    playout_commands=playout_commands,
+    guided_rollout_steps=100,
+    search_iterations=12,
 )

@@ -297,4 +297,6 @@ PLUGIN = GamePlugin(
     rank=lambda view, legal: Heuristic().values(view, legal),
     evaluate=evaluate,
     rollout_steps=40,
+    guided_rollout_steps=30,
+    search_iterations=32,
 )

@@ -16,6 +16,14 @@ its :class:`GamePlugin`, registered in :data:`PLUGINS` (one module per game, e.g
   ``evaluate(state) -> Outcome``: the standing of an unfinished match, so playouts may stop after
   ``rollout_steps`` commands (0: play to the end); ``rank(view, legal) -> values``: how promising
   each legal command looks to the heuristic, so ISMCTS searches only the best few at its root.
+- ISMCTS's guided search (see :mod:`services.bots.ismcts`), which plays the heuristic in its playouts:
+  ``search_when(view, legal) -> bool`` (None: always) says which decisions are worth a search (the others
+  take the heuristic's choice); ``playout_commands(state, seat) -> list[Command] | None`` gives the playout
+  heuristic a short list where the full one is long and costly (None: the full one); ``guided_width``
+  candidates, playouts of ``guided_rollout_steps`` commands (0: to the end), and the bar another
+  candidate must clear to replace the heuristic's (``guided_margin`` in reward, ``guided_confidence``
+  standard errors); ``guided_score_weight`` of the reward is the score margin, the rest the win;
+  ``search_iterations``: the playouts a move of ``ismcts`` without a number.
 
 Adding a game: write ``resample`` in the game's package (tested by ``tests/bots/test_plugins.py``, which
 loops over every registered plug-in), a heuristic bot and optionally an encoder in
@@ -24,7 +32,8 @@ loops over every registered plug-in), a heuristic bot and optionally an encoder 
 game that is not built in (a test game) is added with :func:`register_plugin` by the code that uses it.
 The tournament, ISMCTS and PettingZoo code need nothing more.
 
-A bot kind is named ``kind`` or ``kind:parameter`` (``ismcts:400`` is ISMCTS with 400 iterations).
+A bot kind is named ``kind`` or ``kind:parameter`` (``ismcts:400`` is ISMCTS with 400 iterations; bare
+``ismcts`` uses the plug-in's ``search_iterations``, else 200).
 """
 
 from __future__ import annotations
@@ -45,6 +54,8 @@ Encode = Callable[[Mapping[str, Any]], list[float]]
 Rollout = Callable[[Any, int, random.Random], Command | None]
 Evaluate = Callable[[Any], Outcome]
 Rank = Callable[[Mapping[str, Any], Sequence[CommandDict]], list[float]]
+SearchWhen = Callable[[Mapping[str, Any], Sequence[CommandDict]], bool]
+PlayoutCommands = Callable[[Any, int], list[Command] | None]
 
 DEFAULT_OBS_SIZE = 64
 DEFAULT_MAX_ACTIONS = 64
@@ -62,6 +73,14 @@ class GamePlugin:
     evaluate: Evaluate | None = None
     rollout_steps: int = 0
     rank: Rank | None = None
+    search_when: SearchWhen | None = None
+    playout_commands: PlayoutCommands | None = None
+    search_iterations: int | None = None
+    guided_width: int = 4
+    guided_rollout_steps: int = 0
+    guided_margin: float = 0.02
+    guided_confidence: float = 1.5
+    guided_score_weight: float = 0.3
 
 
 def _plugin_game(plugin: GamePlugin) -> str:
@@ -130,7 +149,7 @@ def make_bot(spec: str, game: str, seed: int) -> Bot:
         if plugin.resample is None:
             raise BadOptions(f"ISMCTS needs {game} to resample hidden state; it does not yet")
         try:
-            iterations = int(param) if param else ISMCTSBot.default_iterations
+            iterations = int(param) if param else plugin.search_iterations or ISMCTSBot.default_iterations
         except ValueError:
             raise BadOptions(f"'{spec}': the ISMCTS parameter is a number of iterations") from None
         return ISMCTSBot(game, seed, iterations=iterations)

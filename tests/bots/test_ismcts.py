@@ -77,3 +77,33 @@ def test_a_time_budget_stops_the_search() -> None:
     bot.choose(MZ.view(state, seat), _legal(state, seat))
     assert bot.last_root is not None
     assert 0 < sum(child.visits for child in bot.last_root.children.values()) < 10**6
+
+
+def test_the_guided_search_keeps_the_heuristics_choice_unless_another_clearly_beats_it() -> None:
+    bot = ISMCTSBot("moderne-zeiten", seed=1, margin=0.02, confidence=1.5)
+    noisy: list[list[float | None]] = [[0.5, 0.4, 0.6, 0.5], [0.9, 0.0, 1.0, 0.2], [0.5, 0.42, None, 0.5]]
+    assert bot._pick(noisy) == 0  # better on average, but within the noise (or too little)
+    clear: list[list[float | None]] = [[0.5, 0.4, 0.6, 0.5], [0.7, 0.6, 0.8, 0.7], [0.6, 0.5, 0.7, 0.6]]
+    assert bot._pick(clear) == 1  # the largest clear gain
+
+
+def test_modern_worlds_short_playout_lists_are_among_the_legal_commands() -> None:
+    from services.bots.modern_world import playout_commands
+
+    game = get_game("modern-world")
+    state, _ = start(game, 3, {}, 2)
+    pick = random.Random(2)
+    checked = 0
+    for _ in range(600):
+        if game.outcome(state) is not None:
+            break
+        seat = min(game.to_act(state))
+        legal = game.legal_commands(state, seat)
+        short = playout_commands(state, seat)
+        if short is not None and state.phase in ("leader", "market", "trade"):
+            keys = {command_key(c.type, c.body) for c in legal}
+            assert {command_key(c.type, c.body) for c in short} <= keys
+            checked += 1
+        for event in game.decide(state, pick.choice(legal), pick):
+            state = game.evolve(state, event)
+    assert checked > 20
