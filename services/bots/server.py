@@ -43,7 +43,7 @@ class HostSettings:
     poll_s: float = 1.0
     idle_timeout_s: float = 900.0
     pace_s: float = 0.0
-    ismcts_iterations: int = 200
+    ismcts_iterations: int = 0  # the search of the 'ismcts' strength: playouts a move; 0 = each game's own budget
     state_file: Path | None = None
 
 
@@ -149,7 +149,9 @@ class BotHost:
         client = self._client_factory()
         outcome = "gave up"
         try:
-            spec = f"ismcts:{self.settings.ismcts_iterations}" if held.bot == "ismcts" else held.bot
+            spec = held.bot
+            if held.bot == "ismcts" and self.settings.ismcts_iterations > 0:
+                spec = f"ismcts:{self.settings.ismcts_iterations}"
             bot = make_bot(spec, held.game, secrets.randbits(31))
             outcome = self._seat_loop(client, held, SeatRunner(client, held.match_id, held.seat, held.token, bot,
                                                                timeout_s=WAIT_S))

@@ -34,8 +34,9 @@ def add_bots(sub: SubParsers) -> None:
                    help="give a seat up when its match has not moved for this long (default: 900)")
     p.add_argument("--pace-s", type=float, default=_env_number("AIRSHIP_BOTS_PACE_S", 0.0),
                    help="wait this long before each move, so people can follow (default: $AIRSHIP_BOTS_PACE_S or 0)")
-    p.add_argument("--ismcts-iterations", type=int, default=int(_env_number("AIRSHIP_BOTS_ISMCTS_ITERATIONS", 200)),
-                   help="the search of the 'ismcts' strength (default: 200)")
+    p.add_argument("--ismcts-iterations", type=int, default=int(_env_number("AIRSHIP_BOTS_ISMCTS_ITERATIONS", 0)),
+                   help="playouts a move of the 'ismcts' strength (default: 0, each game's own budget: "
+                        "docs/bots.md)")
     p.add_argument("--state", type=Path, default=os.environ.get("AIRSHIP_BOTS_STATE") or None,
                    help="keep the seats in play (with their tokens) in this file, to play them on after a restart")
 
