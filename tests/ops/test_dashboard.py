@@ -37,6 +37,9 @@ def scrape() -> Iterator[dict[str, set[str]]]:
         metrics.STREAM_PENDING.labels(stream, "0").set(0)
         metrics.STREAM_OLDEST_PENDING.labels(stream, "0").set(0)
     metrics.RATINGS_MATCHES_RATED.labels("nim").inc(0)  # (the ratings projector's, not run here)
+    metrics.ARENA_TICKETS.labels("nim").inc(0)  # (the arena's, at the gateway: not run here)
+    metrics.ARENA_MATCHES.labels("nim").inc(0)
+    metrics.ARENA_REFUSED.labels("queue_full").inc(0)
     # The gateway's request metrics, recorded by its middleware on a real request (no Redis needed for /games).
     from fastapi.testclient import TestClient
 
