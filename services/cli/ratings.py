@@ -32,7 +32,7 @@ def add_ratings(sub: SubParsers) -> None:
 
 
 def cmd_ratings(args: argparse.Namespace) -> int:
-    from services.cli.serve import run_until_signalled
+    from services.cli.serve import stop_on_signals
     from services.pipeline.redis_backend import connect
 
     settings = settings_from(args)
@@ -61,9 +61,10 @@ def cmd_ratings(args: argparse.Namespace) -> int:
     feeds = [settings.keys.feed(p) for p in range(settings.partitions)]
     health = Health(redis_group_check(r, feeds, RATINGS_GROUP),
                     stale_after_s=max(settings.health_stale_s, args.sweep_every_s * 3))
+    stop_on_signals(projector.stop)
     serve(health, settings.health_port)
     projector.heartbeat = health.beat
-    run_until_signalled(projector.run, projector.stop)
+    projector.run()
     projector.leave()
     r.close()
     return 0

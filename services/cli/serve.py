@@ -60,15 +60,17 @@ def add_archiver(sub: SubParsers) -> None:
     p.add_argument("--once", action="store_true", help="one pass, then exit")
 
 
-def run_until_signalled(run: Callable[[], None], stop: Callable[[], None]) -> None:
-    """Run a service loop; SIGTERM/SIGINT ask it to stop after the batch in hand."""
+def stop_on_signals(stop: Callable[[], None]) -> None:
+    """SIGTERM/SIGINT ask the service loop to stop after the batch in hand (before it began: at once). Installed
+    before the process says it is ready, so a supervisor that stops it the moment it is never meets the default
+    handler (which would kill it with the signal's exit status)."""
     def on_signal(signum: int, _frame: object) -> None:
         log.info("stopping", signal=signal.Signals(signum).name)
         stop()
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    run()
+
 
 
 def _health(settings: Settings, backend: Any, streams: list[str], group: str) -> Callable[[], None]:
@@ -159,10 +161,11 @@ def cmd_worker(args: argparse.Namespace) -> int:
     backend = _backend_when_ready(settings)
     consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
     worker = Worker(backend.bus, backend.store, consumer, settings.worker())
+    stop_on_signals(worker.stop)
+    quiet_gc()  # (a full collection: before the process says it is ready)
     streams = [settings.keys.commands(p) for p in range(settings.partitions)]
     worker.heartbeat = _health(settings, backend, streams, WORKERS_GROUP)
-    quiet_gc()
-    run_until_signalled(worker.run, worker.stop)
+    worker.run()
     if worker.reachable:  # (else leaving would wait out another timeout; the claims forget it in time)
         _leave(backend.bus.forget, consumer)
     backend.close()
@@ -177,13 +180,14 @@ def cmd_projector(args: argparse.Namespace) -> int:
     backend = _backend_when_ready(settings)
     consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
     projector = Projector(backend.store, backend.views, consumer, **settings.projector_options())
+    stop_on_signals(projector.stop)
+    quiet_gc()  # (a full collection: before the process says it is ready)
     feeds = [settings.keys.feed(p) for p in range(settings.partitions)]
     projector.heartbeat = _health(settings, backend, feeds, PROJECTORS_GROUP)
     stop_lag = threading.Event()
     _report_lag("feed", backend.store.feed_lag, settings.claim_every_s, stop_lag, backend.store.feed_pending,
                 backend.store.parked_count)
-    quiet_gc()
-    run_until_signalled(projector.run, projector.stop)
+    projector.run()
     stop_lag.set()
     _leave(backend.store.forget_feed_consumer, consumer)
     backend.close()
@@ -234,9 +238,10 @@ def cmd_archiver(args: argparse.Namespace) -> int:
 
     archiver.root.mkdir(parents=True, exist_ok=True)
     health = Health(ready, stale_after_s=max(60.0, settings.archive_every_s * 3 + 600))
+    stop_on_signals(archiver.stop)
     serve(health, settings.health_port)
     archiver.heartbeat = health.beat
-    run_until_signalled(archiver.run, archiver.stop)
+    archiver.run()
     r.close()
     return 0
 
