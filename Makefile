@@ -32,7 +32,7 @@ test: lint
 	bash infra/dev/ensure-redis.sh
 	bash infra/dev/ensure-node.sh
 	bash infra/dev/ensure-chromium.sh
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=25
 
 # for iterating: no random playouts, chaos or whole-stack gateway runs (CI runs everything with `make test`)
 test-fast: install

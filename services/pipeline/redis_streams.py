@@ -1,14 +1,16 @@
 """Consumer groups over the P partition streams of Redis: the command bus (group ``workers``) and the
 partition feeds (group ``projectors``) read the same way.
 
-Reading all partitions: a sweep sends one non-blocking ``XREADGROUP`` per partition, pipelined in one
-round trip (each partition asked for its share of ``count``, so never more than ``count`` in all),
-starting from a rotating partition for fairness. Only when a sweep finds nothing does the reader block,
-in one ``XREADGROUP ... BLOCK`` over every partition with ``COUNT 1``; it wakes on the first new entry
-(a wake-up may bring one entry from each of several partitions). On Redis Cluster one call cannot span
-slots (every partition is its own slot), so an idle reader of several partitions sweeps again after a pause
-that grows from 1 ms to ``CLUSTER_POLL_MAX_MS`` (reset by any entry): a loaded reader never pauses, an idle
-one sends a sweep (one pipelined call per node) about 40 times a second. A read blocked on a slot that
+Reading all partitions: a sweep sends one non-blocking ``XREADGROUP`` over the partitions, each asked for
+its share of ``count`` (``COUNT`` applies per stream, so never more than ``count`` in all), starting from a
+rotating partition for fairness; a partition that gave its whole share may hold more and is asked again
+with what is left. Only when a sweep finds nothing does the reader block, in one ``XREADGROUP ... BLOCK``
+over every partition with the same shares (at least 1: with fewer than one per partition a wake-up may
+bring more than ``count``); it wakes on the first new entries and hands them over at once.
+On Redis Cluster one call cannot span slots (every partition is its own slot): a sweep sends one
+``XREADGROUP`` per partition, pipelined (one round trip per node), and an idle reader of several partitions
+sweeps again after a pause that grows from 1 ms to ``CLUSTER_POLL_MAX_MS`` (reset by any entry): a loaded
+reader never pauses, an idle one sweeps about 40 times a second. A read blocked on a slot that
 moves away is woken with ``UNBLOCKED``: an empty read, and the next call goes to the new owner.
 """
 
@@ -99,7 +101,8 @@ class GroupStreams:
                 return out
             if self._cluster and len(names) > 1:
                 return self._poll(consumer, count, names, block_ms)
-            woken = self._r.xreadgroup(self.group, consumer, dict.fromkeys(names, ">"), count=1, block=block_ms)
+            share = max(1, count // len(names))
+            woken = self._r.xreadgroup(self.group, consumer, dict.fromkeys(names, ">"), count=share, block=block_ms)
         except redis.ResponseError as e:
             if "UNBLOCKED" in str(e):  # the slot moved while the read was blocked on it
                 return []
@@ -107,10 +110,7 @@ class GroupStreams:
                 raise
             ensure_groups(self._r, self.names, self.group)  # the streams were deleted under us
             return []
-        out = self._deliveries(woken)
-        if 0 < len(out) < count:
-            out += self._sweep(consumer, count - len(out), names)
-        return out
+        return self._deliveries(woken)
 
     def _poll(self, consumer: str, count: int, names: list[str], block_ms: int) -> list[Delivery]:
         """Redis Cluster: sweep again after growing pauses until something comes or ``block_ms`` passed."""
@@ -135,18 +135,21 @@ class GroupStreams:
             chunk, order = order[: remaining // share], order[remaining // share:]
             pipe = self._r.pipeline(transaction=False)
             acks = self._queue_acks(pipe)
-            for name in chunk:
-                pipe.xreadgroup(self.group, consumer, {name: ">"}, count=share)
+            if self._cluster:  # one call per slot
+                for name in chunk:
+                    pipe.xreadgroup(self.group, consumer, {name: ">"}, count=share)
+            else:
+                pipe.xreadgroup(self.group, consumer, dict.fromkeys(chunk, ">"), count=share)
             try:
                 replies = pipe.execute()[len(acks):]
             except Exception:
                 self._restore_acks(acks)
                 raise
-            for name, reply in zip(chunk, replies, strict=True):
-                got = self._deliveries(reply)
-                out += got
-                if len(got) == share:  # it may hold more: ask it again once the others had their turn
-                    order.append(name)
+            for reply in replies:
+                for stream, entries in cast(StreamsReply, reply or []):
+                    out += self._deliveries([(stream, entries)])
+                    if len(entries) == share:  # it may hold more: ask it again once the others had their turn
+                        order.append(text(stream))
         return out
 
     def ack(self, delivery: Delivery) -> None:
