@@ -38,6 +38,7 @@ from services.games.modern_world.data import (
     ACTION,
     BUILD_COST,
     BUILD_COST_DUPLICATE,
+    EVENT_INDEX,
     HAND_LIMIT,
     INFLUENCE,
     INVEST_FACTOR,
@@ -399,17 +400,36 @@ def search_when(view: View, legal: Sequence[CommandDict]) -> bool:
     return view["phase"] not in (Phase.LEADER, Phase.MARKET, Phase.TRADE)
 
 
+CORRUPTION = EVENT_INDEX["Corruption"]  # a random player loses all his money
+STALL_DECK = TABLEAU_SIZE  # a resource deck smaller than this tends to stall (see _turns_left)
+EVAL_SCALE = 10  # evaluate's scores are in tenths of a victory token (an Outcome's scores are whole numbers)
+
+
+def _turns_left(state: State) -> int:
+    """The production steps still to come, as the search's evaluation reckons them: while the resource
+    deck is larger than the tableau, about as many turns as it takes the players to buy it (3 cards a seat
+    a turn); once it is smaller, the tableau tends to stall (what is left is not worth its price to the
+    heuristics, so nobody buys it out) and the match runs until the event deck ends."""
+    events = len(state.event_deck)
+    if len(state.resource_deck) < STALL_DECK:
+        return events
+    return min(events, len(state.resource_deck) // max(3 * state.seats, 1))
+
+
 def evaluate(state: State) -> Outcome:
-    """The standing of an unfinished match: victory, money at 3 for 1, what capacity will still produce
-    in the turns the event and resource decks suggest are left, and what the cards in hand would bring
-    if invested; action and research (held, or in hand as cards) buy cards while the deck lasts, worth
-    about half a victory each."""
-    turns_left = min(len(state.event_deck), len(state.resource_deck) // max(3 * state.seats, 1))
+    """The standing of an unfinished match, in tenths of a victory token: victory, money at 3 for 1, what
+    capacity will still produce in the turns the event and resource decks suggest are left, and what the
+    cards in hand would bring if invested; action and research (held, or in hand as cards) buy cards while
+    the deck lasts, worth about half a victory each. Money held is at risk while Corruption (a random player
+    loses all his money) is still in the event deck: it counts ``1 - 1/seats`` of its worth then (victory
+    tokens are safe from it)."""
+    turns_left = _turns_left(state)
     buying_value = 0.5 if state.resource_deck else 0.0
+    at_risk = 1.0 / state.seats if CORRUPTION in state.event_deck else 0.0
     scores = []
     for p in state.players:
         cap = p.capacity()
-        money = p.tokens[MONEY] + turns_left * cap[MONEY]
+        money = p.tokens[MONEY] * (1 - at_risk) + turns_left * cap[MONEY]
         victory = p.tokens[VICTORY] + turns_left * cap[VICTORY]
         buying = p.tokens[ACTION] + p.tokens[RESEARCH]
         for card in p.hand:
@@ -417,9 +437,24 @@ def evaluate(state: State) -> Outcome:
             victory += INVEST_FACTOR * made[VICTORY]
             money += INVEST_FACTOR * made[MONEY]
             buying += INVEST_FACTOR * (made[ACTION] + made[RESEARCH])
-        scores.append(victory + money // MONEY_PER_TOKEN + int(buying_value * buying))
+        value = victory + money / MONEY_PER_TOKEN + buying_value * buying
+        scores.append(round(EVAL_SCALE * value))
     best = max(scores)
     return Outcome(scores=tuple(scores), winners=tuple(i for i, s in enumerate(scores) if s == best))
+
+
+def search_rank(view: View, legal: Sequence[CommandDict]) -> list[float]:
+    """The search's ranking of its candidates: the heuristic's, with converting all money into victory
+    next after the heuristic's own choice (the heuristic hoards money until the last turn, where
+    Corruption can take it all; the search's playouts and evaluation judge whether converting pays)."""
+    values = Heuristic().values(view, legal)
+    money = _tokens(view["players"][view["seat"]]["tokens"])[MONEY]
+    most = money // MONEY_PER_TOKEN
+    for i, c in enumerate(legal):
+        body = c.get("body", {})
+        if most and c["type"] == "convert" and body.get("into") == "victory" and body.get("count", 1) == most:
+            values[i] += 50.0
+    return values
 
 
 # -- observations for learning agents --
@@ -480,11 +515,12 @@ PLUGIN = GamePlugin(
     max_actions=1200,  # legal_commands is at most 1,183 long: a trade phase lists done, up to 30 answers to
     # proposals, up to 23 kinds of proposal x 48 (a spread of each) and 48 conversions; elsewhere at most 134
     rollout=rollout,
-    rank=lambda view, legal: Heuristic().values(view, legal),
+    rank=search_rank,
     evaluate=evaluate,
     rollout_steps=60,
     search_when=search_when,
     playout_commands=playout_commands,
-    guided_rollout_steps=100,
+    guided_rollout_steps=50,
+    guided_margin=0.005,  # evaluate's risk-aware standing separates small but steady gains (a conversion)
     search_iterations=12,
 )
