@@ -28,6 +28,7 @@ the heuristic sends that one, and ISMCTS never spends a root slot on them (``ran
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Mapping, Sequence
@@ -58,13 +59,13 @@ from services.games.mad_zeppelin.data import (
 )
 from services.games.mad_zeppelin.flow import give_options
 from services.games.mad_zeppelin.resample import resample
+from services.games.mad_zeppelin.rules import score as _rules_score
 from services.games.mad_zeppelin.rules import (
     crates_redundant,
     current_play,
     dice_colours,
     playable,
     played_traitors,
-    score,
     scores,
     throw_cost,
 )
@@ -105,6 +106,10 @@ def _crates_value(crates: Sequence[str]) -> int:
     return sum(CRATE_VALUE[c] for c in crates)
 
 
+score = functools.lru_cache(maxsize=1 << 16)(_rules_score)
+"""The rules' score, remembered: the heuristic asks it for the same few fronts thousands of times a search."""
+
+
 class Table:
     """What the heuristic reads off a view."""
 
@@ -126,6 +131,7 @@ class Table:
         self.banned = set(view["named_unplayable"])
         self.points: int = self.mine["points"]
         self.target: int = view["target"]
+        self._best: dict[tuple[str | None, int, str | None], float] = {}
         self.known_held: dict[int, set[str]] = {}
         self.known_unused: set[str] | None = None
         for k in view["knowledge"] or []:
@@ -182,6 +188,12 @@ class Table:
     def best_throw(self, identity: str | None, gold: int | None = None, skip: str | None = None) -> float:
         """The best throw with this identity now (0 when none is worth it)."""
         gold = self.gold if gold is None else gold
+        if identity not in ("guard", "machinist"):
+            identity = None  # only these two change a cost (``cost``)
+        key = (identity, gold, skip)
+        known = self._best.get(key)
+        if known is not None:
+            return known
         best = 0.0
         for card in set(self.hand) & THROWABLE:
             if card == skip:
@@ -189,6 +201,7 @@ class Table:
             paid, crates = self.pay(self.cost(card, identity))
             if paid <= gold:
                 best = max(best, self.throw_value(card, paid, crates, gold))
+        self._best[key] = best
         return best
 
     def throw_potential(self, identity: str | None, extra_gold: int = 0) -> float:
