@@ -103,6 +103,7 @@ class ISMCTSBot:
         self.guided = (plugin.heuristic is not None) if guided is None else guided and plugin.heuristic is not None
         self.search_when = plugin.search_when
         self.playout_commands = plugin.playout_commands
+        self.playout_stream = plugin.playout_stream
         if rollout_steps is not None:
             self.rollout_steps = rollout_steps
         else:
@@ -227,7 +228,9 @@ class ISMCTSBot:
         for step in range(1, limit + 1):
             if game.outcome(state) is not None:
                 break
-            rng = random.Random(seed * 7919 + step)  # a stream per step: the dice stay alike across the candidates
+            # a stream per step (or per point of the match): the dice stay alike across the candidates
+            rng = random.Random(seed * 7919 + step if self.playout_stream is None
+                                else (seed << 40) + self.playout_stream(state))
             acting = min(game.to_act(state))
             commands = (self.playout_commands and self.playout_commands(state, acting)) or game.legal_commands(
                 state, acting)

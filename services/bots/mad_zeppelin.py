@@ -59,7 +59,6 @@ from services.games.mad_zeppelin.data import (
 )
 from services.games.mad_zeppelin.flow import give_options
 from services.games.mad_zeppelin.resample import resample
-from services.games.mad_zeppelin.rules import score as _rules_score
 from services.games.mad_zeppelin.rules import (
     crates_redundant,
     current_play,
@@ -69,7 +68,8 @@ from services.games.mad_zeppelin.rules import (
     scores,
     throw_cost,
 )
-from services.games.mad_zeppelin.state import State
+from services.games.mad_zeppelin.rules import score as _rules_score
+from services.games.mad_zeppelin.state import Phase, State
 
 View = Mapping[str, Any]
 
@@ -516,6 +516,23 @@ def _rollout_throw(state: State, seat: int) -> Command | None:
     return None
 
 
+PHASE_INDEX = {phase: i for i, phase in enumerate(Phase)}
+
+
+def playout_stream(state: State) -> int:
+    """The random stream of a playout step, named by where the match is: the game turn, the round, the
+    player whose Traitor or sequence it is, the phase and how far the sequence has come. The dice of a turn
+    (rolled after its last draft pick), its deal (after the last sequence of the turn before) and a re-roll
+    or a stolen card then come out alike across the candidates of a search, whatever the number of
+    commands each took to get there."""
+    key = ((state.turn * 4 + state.round) * 8 + state.seat) * 16 + PHASE_INDEX[state.phase]
+    seq = state.seq
+    if seq is not None:
+        key = ((key * 4 + seq.throw) * 2 + seq.ability_used) * 8 + len(seq.steals)
+        key = key * 4 + state.players[seq.seat].rerolls
+    return key
+
+
 def evaluate(state: State) -> Outcome:
     """The standing of an unfinished match: its leader (fewest Gold among equals) would win now."""
     points = scores(state)
@@ -602,6 +619,15 @@ def _rank(view: View, legal: Sequence[CommandDict]) -> list[float]:
     return [-math.inf if is_alias(c["type"], c.get("body", {})) else v for c, v in zip(legal, values, strict=True)]
 
 
+SEARCHED = frozenset({"draft", "play_traitor", "throw", "arrange_hold"})
+
+
+def _search_when(view: View, legal: Sequence[CommandDict]) -> bool:
+    """Search the draft, the Traitor to play, the throw and the Geologist's order; leave the heuristic the
+    rest (the white dice, Abilities' targets, replies), where searching hardly ever found a better command."""
+    return any(c["type"] in SEARCHED for c in legal)
+
+
 PLUGIN = GamePlugin(
     game=GAME_NAME,
     resample=resample,
@@ -615,7 +641,10 @@ PLUGIN = GamePlugin(
     evaluate=evaluate,
     rollout_steps=60,
     guided_confidence=2.0,
-    search_iterations=64,
+    search_iterations=96,
+    playout_stream=playout_stream,
+    search_when=_search_when,
+    guided_width=8,
 )
 
 __all__ = ["OBS_SIZE", "PLUGIN", "Heuristic", "encode", "evaluate", "rollout"]
