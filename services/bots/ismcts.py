@@ -9,7 +9,8 @@ shuffles). It searches in one of two ways:
 candidates are the heuristic's own choice and the next best commands by its ranking (``root_width``
 in all, the plug-in's ``guided_width``). Each round draws one determinization and one random seed and
 plays every candidate on it, every seat then played by the heuristic on its own view of that state (a
-per-step random stream keeps the dice alike across the candidates), for ``guided_rollout_steps``
+per-step random stream, or one the plug-in's ``playout_stream`` names by where the match is, keeps the
+dice alike across the candidates), for ``guided_rollout_steps``
 commands (then judged by the plug-in's ``evaluate``) or to the end. A seat's reward is its share of the
 win plus, weighted ``guided_score_weight``, its score margin over the best other seat. Each
 ``iterations`` is one such playout. The bot sends the heuristic's choice unless another candidate beat it
