@@ -9,7 +9,8 @@ shuffles). It searches in one of two ways:
 candidates are the heuristic's own choice and the next best commands by its ranking (``root_width``
 in all, the plug-in's ``guided_width``). Each round draws one determinization and one random seed and
 plays every candidate on it, every seat then played by the heuristic on its own view of that state (a
-per-step random stream keeps the dice alike across the candidates), for ``guided_rollout_steps``
+per-step random stream, or one the plug-in's ``playout_stream`` names by where the match is, keeps the
+dice alike across the candidates), for ``guided_rollout_steps``
 commands (then judged by the plug-in's ``evaluate``) or to the end. A seat's reward is its share of the
 win plus, weighted ``guided_score_weight``, its score margin over the best other seat. Each
 ``iterations`` is one such playout. The bot sends the heuristic's choice unless another candidate beat it
@@ -103,6 +104,7 @@ class ISMCTSBot:
         self.guided = (plugin.heuristic is not None) if guided is None else guided and plugin.heuristic is not None
         self.search_when = plugin.search_when
         self.playout_commands = plugin.playout_commands
+        self.playout_stream = plugin.playout_stream
         if rollout_steps is not None:
             self.rollout_steps = rollout_steps
         else:
@@ -227,7 +229,9 @@ class ISMCTSBot:
         for step in range(1, limit + 1):
             if game.outcome(state) is not None:
                 break
-            rng = random.Random(seed * 7919 + step)  # a stream per step: the dice stay alike across the candidates
+            # a stream per step (or per point of the match): the dice stay alike across the candidates
+            rng = random.Random(seed * 7919 + step if self.playout_stream is None
+                                else (seed << 40) + self.playout_stream(state))
             acting = min(game.to_act(state))
             commands = (self.playout_commands and self.playout_commands(state, acting)) or game.legal_commands(
                 state, acting)

@@ -28,6 +28,7 @@ the heuristic sends that one, and ISMCTS never spends a root slot on them (``ran
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Mapping, Sequence
@@ -64,11 +65,11 @@ from services.games.mad_zeppelin.rules import (
     dice_colours,
     playable,
     played_traitors,
-    score,
     scores,
     throw_cost,
 )
-from services.games.mad_zeppelin.state import State
+from services.games.mad_zeppelin.rules import score as _rules_score
+from services.games.mad_zeppelin.state import Phase, State
 
 View = Mapping[str, Any]
 
@@ -105,6 +106,10 @@ def _crates_value(crates: Sequence[str]) -> int:
     return sum(CRATE_VALUE[c] for c in crates)
 
 
+score = functools.lru_cache(maxsize=1 << 16)(_rules_score)
+"""The rules' score, remembered: the heuristic asks it for the same few fronts thousands of times a search."""
+
+
 class Table:
     """What the heuristic reads off a view."""
 
@@ -126,6 +131,7 @@ class Table:
         self.banned = set(view["named_unplayable"])
         self.points: int = self.mine["points"]
         self.target: int = view["target"]
+        self._best: dict[tuple[str | None, int, str | None], float] = {}
         self.known_held: dict[int, set[str]] = {}
         self.known_unused: set[str] | None = None
         for k in view["knowledge"] or []:
@@ -182,6 +188,12 @@ class Table:
     def best_throw(self, identity: str | None, gold: int | None = None, skip: str | None = None) -> float:
         """The best throw with this identity now (0 when none is worth it)."""
         gold = self.gold if gold is None else gold
+        if identity not in ("guard", "machinist"):
+            identity = None  # only these two change a cost (``cost``)
+        key = (identity, gold, skip)
+        known = self._best.get(key)
+        if known is not None:
+            return known
         best = 0.0
         for card in set(self.hand) & THROWABLE:
             if card == skip:
@@ -189,6 +201,7 @@ class Table:
             paid, crates = self.pay(self.cost(card, identity))
             if paid <= gold:
                 best = max(best, self.throw_value(card, paid, crates, gold))
+        self._best[key] = best
         return best
 
     def throw_potential(self, identity: str | None, extra_gold: int = 0) -> float:
@@ -503,6 +516,23 @@ def _rollout_throw(state: State, seat: int) -> Command | None:
     return None
 
 
+PHASE_INDEX = {phase: i for i, phase in enumerate(Phase)}
+
+
+def playout_stream(state: State) -> int:
+    """The random stream of a playout step, named by where the match is: the game turn, the round, the
+    player whose Traitor or sequence it is, the phase and how far the sequence has come. The dice of a turn
+    (rolled after its last draft pick), its deal (after the last sequence of the turn before) and a re-roll
+    or a stolen card then come out alike across the candidates of a search, whatever the number of
+    commands each took to get there."""
+    key = ((state.turn * 4 + state.round) * 8 + state.seat) * 16 + PHASE_INDEX[state.phase]
+    seq = state.seq
+    if seq is not None:
+        key = ((key * 4 + seq.throw) * 2 + seq.ability_used) * 8 + len(seq.steals)
+        key = key * 4 + state.players[seq.seat].rerolls
+    return key
+
+
 def evaluate(state: State) -> Outcome:
     """The standing of an unfinished match: its leader (fewest Gold among equals) would win now."""
     points = scores(state)
@@ -589,6 +619,15 @@ def _rank(view: View, legal: Sequence[CommandDict]) -> list[float]:
     return [-math.inf if is_alias(c["type"], c.get("body", {})) else v for c, v in zip(legal, values, strict=True)]
 
 
+SEARCHED = frozenset({"draft", "play_traitor", "throw", "arrange_hold"})
+
+
+def _search_when(view: View, legal: Sequence[CommandDict]) -> bool:
+    """Search the draft, the Traitor to play, the throw and the Geologist's order; leave the heuristic the
+    rest (the white dice, Abilities' targets, replies), where searching hardly ever found a better command."""
+    return any(c["type"] in SEARCHED for c in legal)
+
+
 PLUGIN = GamePlugin(
     game=GAME_NAME,
     resample=resample,
@@ -602,7 +641,10 @@ PLUGIN = GamePlugin(
     evaluate=evaluate,
     rollout_steps=60,
     guided_confidence=2.0,
-    search_iterations=64,
+    search_iterations=96,
+    playout_stream=playout_stream,
+    search_when=_search_when,
+    guided_width=8,
 )
 
 __all__ = ["OBS_SIZE", "PLUGIN", "Heuristic", "encode", "evaluate", "rollout"]

@@ -23,7 +23,10 @@ its :class:`GamePlugin`, registered in :data:`PLUGINS` (one module per game, e.g
   candidates, playouts of ``guided_rollout_steps`` commands (0: to the end), and the bar another
   candidate must clear to replace the heuristic's (``guided_margin`` in reward, ``guided_confidence``
   standard errors); ``guided_score_weight`` of the reward is the score margin, the rest the win;
-  ``search_iterations``: the playouts a move of ``ismcts`` without a number.
+  ``search_iterations``: the playouts a move of ``ismcts`` without a number; ``playout_stream(state) -> int``
+  (None: the step's number) names the random stream of a playout step by where the match is (a turn and
+  who acts, say), so the dice stay alike across the candidates even when their playouts take a different
+  number of commands to get there.
 
 Adding a game: write ``resample`` in the game's package (tested by ``tests/bots/test_plugins.py``, which
 loops over every registered plug-in), a heuristic bot and optionally an encoder in
@@ -56,6 +59,7 @@ Evaluate = Callable[[Any], Outcome]
 Rank = Callable[[Mapping[str, Any], Sequence[CommandDict]], list[float]]
 SearchWhen = Callable[[Mapping[str, Any], Sequence[CommandDict]], bool]
 PlayoutCommands = Callable[[Any, int], list[Command] | None]
+PlayoutStream = Callable[[Any], int]
 
 DEFAULT_OBS_SIZE = 64
 DEFAULT_MAX_ACTIONS = 64
@@ -81,6 +85,7 @@ class GamePlugin:
     guided_margin: float = 0.02
     guided_confidence: float = 1.5
     guided_score_weight: float = 0.3
+    playout_stream: PlayoutStream | None = None
 
 
 def _plugin_game(plugin: GamePlugin) -> str:

@@ -84,3 +84,36 @@ def test_the_playout_policy_and_evaluation_keep_to_the_rules() -> None:
                 outcome = evaluate(state)
                 assert len(outcome.scores) == seats and outcome.winners
         assert steps < 2000
+
+
+def test_the_search_streams_are_named_by_where_the_match_is() -> None:
+    """Two playout steps at the same point of the match draw from the same stream; steps of a turn that
+    differ in who acts or how far his sequence has come draw from different ones."""
+    assert PLUGIN.playout_stream is not None and PLUGIN.search_when is not None
+    rng = random.Random(5)
+    state, _ = start(GAME, 2, {}, 5)
+    keys: dict[int, tuple[object, ...]] = {}
+    points: dict[tuple[object, ...], int] = {}
+    bots = [Heuristic(s) for s in range(2)]
+    while GAME.outcome(state) is None:
+        seat = min(GAME.to_act(state))
+        key = PLUGIN.playout_stream(state)
+        assert key == PLUGIN.playout_stream(state._replace(hold=state.hold[1:]))  # what is hidden is no part of it
+        seq = state.seq
+        point = (state.turn, state.round, str(state.phase), state.seat) + (
+            () if seq is None else (seq.throw, seq.ability_used, len(seq.steals), state.players[seq.seat].rerolls))
+        assert keys.setdefault(key, point) == point  # one stream a point of the match, and one point a stream
+        assert points.setdefault(point, key) == key
+        legal = GAME.legal_commands(state, seat)
+        chosen = bots[seat].choose(GAME.view(state, seat), [{"type": c.type, "body": c.body} for c in legal])
+        for event in GAME.decide(state, Command(seat, chosen["type"], chosen["body"]), rng):
+            state = GAME.evolve(state, event)
+    assert len(keys) > 20
+
+
+def test_the_search_leaves_the_white_dice_and_replies_to_the_heuristic() -> None:
+    assert PLUGIN.search_when is not None
+    view: dict[str, object] = {}
+    assert PLUGIN.search_when(view, [{"type": "draft", "body": {"traitor": "captain"}}])
+    assert not PLUGIN.search_when(view, [{"type": "choose_colour", "body": {"die": 0, "colour": "red"}}])
+    assert not PLUGIN.search_when(view, [{"type": "give", "body": {"what": "gold"}}])
