@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 from pathlib import Path
 
@@ -118,9 +119,17 @@ def test_a_worker_process_serves_its_metrics(redis_settings: Settings, procs: li
     meta = client.create_match("tally", 1)
     cred = client.join(meta.match_id, 0)[1]
     assert client.call(meta.match_id, 0, cred, "add", {"n": 1}, timeout_s=20).status == "accepted"
-    client.call(meta.match_id, 0, cred, "bogus", {}, timeout_s=20)
-    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
-    assert 'airship_commands_total{game="tally",outcome="accepted"} 1.0' in text
-    assert 'airship_commands_total{game="tally",outcome="rejected"} 1.0' in text
+    assert client.call(meta.match_id, 0, cred, "bogus", {}, timeout_s=20).status == "rejected"
+    # The worker counts a command once its result is stored, so a client can read the result a moment before
+    # the counter moves: scrape until both counters show (as Prometheus would on its next scrape).
+    wanted = ['airship_commands_total{game="tally",outcome="accepted"} 1.0',
+              'airship_commands_total{game="tally",outcome="rejected"} 1.0']
+    deadline = time.monotonic() + 10
+    while True:
+        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+        if all(line in text for line in wanted) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert all(line in text for line in wanted), text
     assert "airship_append_seconds_bucket" in text and "airship_decide_seconds_bucket" in text
     assert stop(procs[0]) == 0
