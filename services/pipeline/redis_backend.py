@@ -48,7 +48,7 @@ from services.keys import PROJECTORS_GROUP, Keys
 from services.pipeline.client import Client
 from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, Delivery, Pending
 from services.pipeline.redis_conn import connect as connect  # (re-exported: most callers import it from here)
-from services.pipeline.redis_conn import queue_script, retry_noscript, wait_replicas
+from services.pipeline.redis_conn import is_cluster, queue_script, retry_noscript, wait_replicas
 from services.pipeline.redis_streams import (
     FIELD,
     GroupStreams,
@@ -61,6 +61,8 @@ from services.pipeline.redis_streams import (
 from services.settings import Settings
 
 LUA_DIR = Path(__file__).with_name("lua")
+Call = tuple[str, Sequence[AppendItem]]
+"""A match's chain to append: its id and the items."""
 STATUSES = ("open", "running", "finished")
 
 
@@ -106,10 +108,6 @@ def _meta_from(reply: object) -> MatchMeta:
                      reveal_log=h.get(b"reveal_log", b"1") != b"0")
 
 
-def _unknown_match(match_id: str, error: Exception) -> Exception:
-    return KeyError(f"unknown match {match_id}") if "unknown match" in str(error) else error
-
-
 def _outcomes(replies: Any, items: Sequence[AppendItem], match_id: str) -> list[AppendOutcome]:
     """The chain script's replies, one per item tried."""
     out = []
@@ -139,6 +137,7 @@ class RedisStore:
         self._claim_seat = r.register_script(lua("claim_seat"))
         self._append = r.register_script(lua("append"))
         self._append_keys_cache: dict[str, list[str]] = {}
+        self._cluster = is_cluster(r)
         self._put_views = r.register_script(lua("put_views"))
 
     def _xread(self, key: str, after: str, block_ms: int) -> list[tuple[str, dict[bytes, bytes]]]:
@@ -213,41 +212,54 @@ class RedisStore:
     def append(self, match_id: str, expected_version: int, events: Sequence[EventEnvelope], result: CommandResult,
                finished: bool = False) -> AppendOutcome:
         item = AppendItem(expected_version, events, result, finished)
-        keys, args = self._chain_call(match_id, [item], strict=False)
         if self._settings.append_replicas > 0:
             return self._append_replicated({match_id: [item]}, strict=False)[match_id][0]
-        try:
-            replies = self._append(keys=keys, args=args)
-        except redis.ResponseError as e:
-            raise _unknown_match(match_id, e) from e
-        return _outcomes(replies, [item], match_id)[0]
+        calls = [(match_id, [item])]
+        keys, args = self._group_call(calls, strict=False)
+        return self._sorted([calls], [self._append(keys=keys, args=args)])[match_id][0]
 
     def append_chains(self, chains: Mapping[str, Sequence[AppendItem]]) -> dict[str, list[AppendOutcome]]:
+        """Every match's chain in one script call per group of matches (:meth:`_groups`), the calls pipelined in
+        one round trip."""
         if self._settings.append_replicas > 0:
             return self._append_replicated(chains, strict=True)
         calls = [(match_id, items) for match_id, items in chains.items() if items]
-        replies: list[Any] = []
-        pipe = self._r.pipeline(transaction=False)
-        sent: list[tuple[list[str], list[Any]]] = []
-        for i, (match_id, items) in enumerate(calls):
-            if i and i == len(calls) // 2 and armed("between_appends"):
-                # Test only: send the first half and die, as a worker killed while its pipeline was on the wire.
-                replies += retry_noscript(pipe.execute(raise_on_error=False), self._append, sent)
-                fault_point("between_appends")
-                pipe, sent = self._r.pipeline(transaction=False), []
-            keys, args = self._chain_call(match_id, items, strict=True)
-            queue_script(pipe, self._append, keys, args)
-            sent.append((keys, args))
-        replies += retry_noscript(pipe.execute(raise_on_error=False), self._append, sent)
-        return self._sorted(calls, replies)
-
-    def _sorted(self, calls: Sequence[tuple[str, Sequence[AppendItem]]],
-                replies: Sequence[Any]) -> dict[str, list[AppendOutcome]]:
+        halves = [calls]
+        if len(calls) > 1 and armed("between_appends"):
+            # Test only: send the first half and die, as a worker killed while its pipeline was on the wire.
+            halves = [calls[:len(calls) // 2], calls[len(calls) // 2:]]
         out: dict[str, list[AppendOutcome]] = {}
-        for (match_id, items), reply in zip(calls, replies, strict=True):
+        for h, half in enumerate(halves):
+            if h:
+                fault_point("between_appends")
+            groups = self._groups(half)
+            sent = [self._group_call(group, strict=True) for group in groups]
+            pipe = self._r.pipeline(transaction=False)
+            for keys, args in sent:
+                queue_script(pipe, self._append, keys, args)
+            out.update(self._sorted(groups, retry_noscript(pipe.execute(raise_on_error=False), self._append, sent)))
+        return out
+
+    def _groups(self, calls: Sequence[Call]) -> list[list[Call]]:
+        """The matches whose chains go in one script call: all of them on one server; on Redis Cluster those of
+        each partition (a script's keys must share a slot)."""
+        if not self._cluster:
+            return [list(calls)] if calls else []
+        by_partition: dict[int, list[Call]] = {}
+        for call in calls:
+            by_partition.setdefault(self._keys.partition(call[0]), []).append(call)
+        return list(by_partition.values())
+
+    def _sorted(self, groups: Sequence[Sequence[Call]], replies: Sequence[Any]) -> dict[str, list[AppendOutcome]]:
+        """The outcomes per match from the script calls' replies (one per group, one list per match in it)."""
+        out: dict[str, list[AppendOutcome]] = {}
+        for group, reply in zip(groups, replies, strict=True):
             if isinstance(reply, redis.ResponseError):
-                raise _unknown_match(match_id, reply)
-            out[match_id] = _outcomes(reply, items, match_id)
+                raise reply
+            for (match_id, items), chain in zip(group, reply, strict=True):
+                if chain == b"unknown":
+                    raise KeyError(f"unknown match {match_id}")
+                out[match_id] = _outcomes(chain, items, match_id)
         return out
 
     def _append_replicated(self, chains: Mapping[str, Sequence[AppendItem]],
@@ -257,15 +269,15 @@ class RedisStore:
         :class:`NotReplicated` is raised and the worker acknowledges nothing of the batch (its commands are
         delivered again; the at-most-once record answers those that did survive)."""
         s = self._settings
-        calls = [(match_id, items) for match_id, items in chains.items() if items]
-        sent = [self._chain_call(match_id, items, strict=strict) for match_id, items in calls]
+        groups = self._groups([(match_id, items) for match_id, items in chains.items() if items])
+        sent = [self._group_call(group, strict=strict) for group in groups]
         for _ in range(2):
             pipe = self._r.pipeline(transaction=False)
             for keys, args in sent:
                 queue_script(pipe, self._append, keys, args)
             wait_replicas(self._r, [keys[0] for keys, _ in sent], s.append_replicas, s.append_wait_ms, pipe)
             replies = pipe.execute(raise_on_error=False)
-            appended, waits = replies[:len(calls)], replies[len(calls):]
+            appended, waits = replies[:len(sent)], replies[len(sent):]
             if not any(isinstance(r, redis.exceptions.NoScriptError) for r in appended):
                 break
             # A node that had not loaded the script (a replica just promoted): load it everywhere and send the
@@ -277,7 +289,7 @@ class RedisStore:
         if short:
             raise NotReplicated(f"appended, but not on {s.append_replicas} replica(s) within {s.append_wait_ms} ms "
                                 f"({short}); acknowledged once delivered again")
-        return self._sorted(calls, appended)
+        return self._sorted(groups, appended)
 
     def _append_keys(self, match_id: str) -> list[str]:
         keys = self._append_keys_cache.get(match_id)
@@ -291,14 +303,18 @@ class RedisStore:
                 k.match_matches(match_id, "finished"), k.sent(match_id)]
         return keys
 
-    def _chain_call(self, match_id: str, items: Sequence[AppendItem], strict: bool) -> tuple[list[str], list[Any]]:
+    def _group_call(self, group: Sequence[Call], strict: bool) -> tuple[list[str], list[Any]]:
+        """The keys and arguments of one script call appending ``group``'s chains (``lua/append.lua``)."""
         s = self._settings
-        keys = self._append_keys(match_id)
+        keys: list[str] = []
         args: list[Any] = [s.feed_maxlen, s.results_maxlen, s.results_ttl_s]
-        for item in items:
-            args += [item.result.command_id, item.expected_version, pack_result(item.result, with_id=False),
-                     int(item.finished),
-                     int(strict), len(item.events), *log_and_feed(item.events)]
+        for match_id, items in group:
+            keys += self._append_keys(match_id)
+            chain: list[Any] = []
+            for item in items:
+                chain += [item.result.command_id, item.expected_version, pack_result(item.result, with_id=False),
+                          int(item.finished), int(strict), len(item.events), *log_and_feed(item.events)]
+            args += [len(chain), *chain]
         return keys, args
 
     def result(self, match_id: str, command_id: str) -> CommandResult | None:

@@ -1,12 +1,15 @@
 """Consumer groups over the P partition streams of Redis: the command bus (group ``workers``) and the
 partition feeds (group ``projectors``) read the same way.
 
-Reading all partitions: a sweep sends one non-blocking ``XREADGROUP`` over the partitions, each asked for
-its share of ``count`` (``COUNT`` applies per stream, so never more than ``count`` in all), starting from a
-rotating partition for fairness; a partition that gave its whole share may hold more and is asked again
-with what is left. Only when a sweep finds nothing does the reader block, in one ``XREADGROUP ... BLOCK``
-over every partition with the same shares (at least 1: with fewer than one per partition a wake-up may
-bring more than ``count``); it wakes on the first new entries and hands them over at once.
+Reading all partitions: a sweep sends one ``XREADGROUP`` over the partitions, each asked for its share of
+``count`` (``COUNT`` applies per stream, so never more than ``count`` in all; at least 1: with fewer than one
+per partition a read may bring more than ``count``), starting from a rotating partition for fairness; a
+partition that gave its whole share may hold more and is asked again with what is left. When every
+partition has a share, the sweep's first call carries the ``BLOCK``: Redis answers it at once with every
+partition that holds new entries, and only when none does it wait, until the first new entries, which it
+hands over at once (a reader coming back from a batch asks once, not once to find nothing and once more
+to wait). With fewer than one entry per partition, a sweep that found nothing is followed by one blocking
+call with a share of 1 each, so a wake-up may bring more than ``count``.
 On Redis Cluster one call cannot span slots (every partition is its own slot): a sweep sends one
 ``XREADGROUP`` per partition, pipelined (one round trip per node), and an idle reader of several partitions
 sweeps again after a pause that grows from 1 ms to ``CLUSTER_POLL_MAX_MS`` (reset by any entry): a loaded
@@ -96,13 +99,15 @@ class GroupStreams:
         if not names:
             return []
         try:
-            out = self._sweep(consumer, count, names)
-            if out or block_ms <= 0:
+            # The sweep's first call asks every partition in one command when each has a share (not on a cluster
+            # of several slots): then it waits itself.
+            waits = block_ms > 0 and count >= len(names) and (not self._cluster or len(names) == 1)
+            out = self._sweep(consumer, count, names, block_ms if waits else 0)
+            if out or block_ms <= 0 or waits:
                 return out
             if self._cluster and len(names) > 1:
                 return self._poll(consumer, count, names, block_ms)
-            share = max(1, count // len(names))
-            woken = self._r.xreadgroup(self.group, consumer, dict.fromkeys(names, ">"), count=share, block=block_ms)
+            woken = self._r.xreadgroup(self.group, consumer, dict.fromkeys(names, ">"), count=1, block=block_ms)
         except redis.ResponseError as e:
             if "UNBLOCKED" in str(e):  # the slot moved while the read was blocked on it
                 return []
@@ -124,22 +129,26 @@ class GroupStreams:
             pause_ms = min(pause_ms * 2, CLUSTER_POLL_MAX_MS)
         return []
 
-    def _sweep(self, consumer: str, count: int, names: list[str]) -> list[Delivery]:
+    def _sweep(self, consumer: str, count: int, names: list[str], block_ms: int = 0) -> list[Delivery]:
+        """One pass over ``names`` (see the module doc); ``block_ms`` > 0: its first call waits that long for
+        new entries when there are none (the caller sees that this call is over every name, in one command)."""
         start = self._start % len(names)
         order = names[start:] + names[:start]
         self._start = (start + 1) % len(names)
         out: list[Delivery] = []
+        block = block_ms if block_ms > 0 else None
         while order and len(out) < count:
             remaining = count - len(out)
             share = max(1, remaining // len(order))
             chunk, order = order[: remaining // share], order[remaining // share:]
             pipe = self._r.pipeline(transaction=False)
             acks = self._queue_acks(pipe)
-            if self._cluster:  # one call per slot
+            if self._cluster and block is None:  # one call per slot
                 for name in chunk:
                     pipe.xreadgroup(self.group, consumer, {name: ">"}, count=share)
             else:
-                pipe.xreadgroup(self.group, consumer, dict.fromkeys(chunk, ">"), count=share)
+                pipe.xreadgroup(self.group, consumer, dict.fromkeys(chunk, ">"), count=share, block=block)
+            block = None  # the rest of the sweep only takes what is there
             try:
                 replies = pipe.execute()[len(acks):]
             except Exception:

@@ -146,6 +146,29 @@ def test_a_chain_stops_at_the_first_command_not_appended(backend: Backend) -> No
         AppendStatus.CONFLICT]  # a rejection is checked against its version too
 
 
+def test_the_chains_of_several_matches_are_settled_each_on_its_own(backend: Backend) -> None:
+    """One append of many matches' chains (on one server: one script call): a chain that stops (a conflict, a
+    duplicate) stops only its own match; the chains after it, of other matches, are still tried."""
+    ids = [running(backend, f"multi{i}", seed=i) for i in range(4)]
+    v = {m: backend.store.version(m) for m in ids}
+    a, b, c, d = ids
+    backend.store.append_chains({c: [AppendItem(v[c], [event(c, v[c] + 1)], accepted("seen", c, v[c] + 1))]})
+    outcomes = backend.store.append_chains({
+        a: [AppendItem(v[a], [event(a, v[a] + 1)], accepted("a1", a, v[a] + 1)),
+            AppendItem(v[a] + 1, [event(a, v[a] + 2)], accepted("a2", a, v[a] + 2))],
+        b: [AppendItem(v[b] + 3, [event(b, v[b] + 4)], accepted("b1", b, v[b] + 4)),  # a stale version
+            AppendItem(v[b], [event(b, v[b] + 1)], accepted("b2", b, v[b] + 1))],  # not tried
+        c: [AppendItem(v[c] + 1, [event(c, v[c] + 2)], accepted("seen", c, v[c] + 2))],  # seen: a duplicate
+        d: [AppendItem(v[d], [event(d, v[d] + 1)], accepted("d1", d, v[d] + 1))],
+    })
+    assert {m: [o.status for o in outcomes[m]] for m in ids} == {
+        a: [AppendStatus.APPENDED, AppendStatus.APPENDED], b: [AppendStatus.CONFLICT],
+        c: [AppendStatus.DUPLICATE], d: [AppendStatus.APPENDED]}
+    assert outcomes[c][0].result is not None and outcomes[c][0].result.version == v[c] + 1  # the earlier result
+    assert [backend.store.version(m) - v[m] for m in ids] == [2, 0, 1, 1]
+    assert backend.store.result(b, "b2") is None and backend.store.result(d, "d1") is not None
+
+
 @pytest.mark.parametrize("workers", [2, 4])
 def test_racing_batch_workers_apply_each_command_once(backend: Backend, workers: int) -> None:
     rng = random.Random(workers)

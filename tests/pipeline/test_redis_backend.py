@@ -8,7 +8,8 @@ from collections import Counter
 import pytest
 
 from schemas.envelopes import CommandResult
-from services.pipeline.ports import AppendOutcome, AppendStatus
+from services.pipeline import redis_backend as redis_backend_module
+from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus
 from services.pipeline.redis_backend import RedisBackend
 from services.settings import Settings
 from tests.pipeline.contract import BackendContract, accepted, event, meta
@@ -92,6 +93,24 @@ def test_a_duplicate_command_id_returns_the_first_result_under_concurrency(redis
 def test_an_append_to_an_unknown_match_is_an_error(redis_backend: RedisBackend) -> None:
     with pytest.raises(KeyError):
         redis_backend.store.append("ghost", 0, [], accepted("c", "ghost", 0))
+
+
+def test_a_batch_of_many_matches_is_one_script_call_on_one_server(redis_backend: RedisBackend,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The appends of a batch cost Redis one script call, not one per match (on a cluster: one per partition)."""
+    store, keys = redis_backend.store, redis_backend.settings.keys
+    ids = [f"many{i}" for i in range(12)]
+    assert len({keys.partition(m) for m in ids}) > 1
+    for m in ids:
+        store.create_match(meta(m), [event(m, 1)])
+    calls: list[int] = []
+    real = redis_backend_module.queue_script
+    monkeypatch.setattr(redis_backend_module, "queue_script",
+                        lambda pipe, script, k, args: (calls.append(len(k)), real(pipe, script, k, args))[1])
+    outcomes = store.append_chains({m: [AppendItem(1, [event(m, 2)], accepted(f"{m}-c", m, 2))] for m in ids})
+    assert calls == [8 * len(ids)]
+    assert all([o.status for o in outcomes[m]] == [AppendStatus.APPENDED] for m in ids)
+    assert [store.version(m) for m in ids] == [2] * len(ids)
 
 
 def test_every_key_of_a_match_carries_its_partition_tag(redis_backend: RedisBackend) -> None:
