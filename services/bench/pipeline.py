@@ -423,8 +423,16 @@ class OpenRun:
     def ms(self, q: float) -> float:
         return self.histogram.value_at(q) / 1000
 
+    def cores_busy(self) -> float | None:
+        """The CPU time of the workers, Redis and the load generators over the phase, in cores: how much of the
+        machine (``os.cpu_count()``) the measured run kept busy."""
+        if any(v is None for v in self.cpu_s.values()) or not self.cpu_s:
+            return None
+        return sum(v for v in self.cpu_s.values() if v is not None) / self.seconds
+
     def as_dict(self) -> dict[str, Any]:
         n = max(1, self.histogram.count)
+        busy = self.cores_busy()
         appends = self.metrics.get("airship_append_seconds_count", 0.0)
         return {"fraction": self.fraction, "offered_per_s": round(self.offered_per_s, 1), "seconds": self.seconds,
                 "commands": self.sent, "results": self.histogram.count, "missing": self.sent - self.histogram.count,
@@ -434,6 +442,7 @@ class OpenRun:
                 "mean_ms": round(self.histogram.mean / 1000, 3), "send_lag_max_ms": round(1000 * self.send_lag_s, 3),
                 "cpu_ms_per_command": {k: round(1000 * v / n, 4) if v is not None else None
                                        for k, v in self.cpu_s.items()},
+                "cores_busy": round(busy, 2) if busy is not None else None, "cores": os.cpu_count(),
                 "commands_per_append": round(n / appends, 1) if appends else None,
                 "conflicts": int(self.metrics.get("airship_version_conflicts_total", 0.0)) if self.metrics else None,
                 "errors": self.errors[:5]}
@@ -685,7 +694,7 @@ def _table(settings: Settings, drains: list[Drain], game_rows: list[Drain], game
               f"{seconds:g} s per rate, base {base_rate:,.0f}/s; latency = scheduled send to result read")
         print(f"{'rate':14} {'offered/s':>9} {'achieved/s':>10} {'results':>8} {'p50 ms':>8} {'p99 ms':>8} "
               f"{'p99.9 ms':>9} {'max ms':>8} {'send lag ms':>11} {'cmd/append':>10}   CPU ms/cmd: {'workers':>7} "
-              f"{'redis':>6} {'load':>6}")
+              f"{'redis':>6} {'load':>6}   cores busy")
         for o in opens:
             label = f"{o.fraction:.0%} of drain" if o.fraction is not None else "fixed"
             od = o.as_dict()
@@ -694,7 +703,8 @@ def _table(settings: Settings, drains: list[Drain], game_rows: list[Drain], game
                   f"{o.ms(0.5):>8.2f} {o.ms(0.99):>8.2f} {o.ms(0.999):>9.2f} {o.histogram.max / 1000:>8.2f} "
                   f"{1000 * o.send_lag_s:>11.2f} {num(od['commands_per_append'], '.1f'):>10}   {'':11} "
                   f"{num(cpu['workers'], '.3f'):>7} "
-                  f"{num(cpu['redis'], '.3f'):>6} {num(cpu['load'], '.3f'):>6}"
+                  f"{num(cpu['redis'], '.3f'):>6} {num(cpu['load'], '.3f'):>6}   "
+                  f"{num(od['cores_busy'], '.2f')} of {od['cores']}"
                   + (f"   {o.sent - o.histogram.count} MISSING" if o.sent != o.histogram.count else ""))
     if not xadds:
         print("redis-benchmark: not installed (or no output); no XADD figure")

@@ -53,6 +53,7 @@ def test_pipeline_reports_drains_open_loop_latency_and_xadd_ratios(redis_setting
     for o in opens:
         assert o["results"] == o["commands"] == o["accepted"] > 0 and o["missing"] == 0
         assert 0 < o["p50_ms"] <= o["p99_ms"] <= o["p99_9_ms"] <= o["max_ms"]
+        assert o["cores_busy"] > 0 and o["cores"] >= 1  # the workers', Redis's and the generators' CPU, in cores
     xadd = out["xadd"]
     assert xadd["single_client"]["requests_per_s"] > 0 and xadd["pipelined"]["pipeline"] > 1
     assert set(out["ratios"]) == {"drain_1_worker_to_single_client_xadd", "drain_1_worker_to_pipelined_xadd",
