@@ -12,13 +12,14 @@ talks to them over a pipe).
   each sent at its scheduled time whatever happened to the earlier ones, while the matches' results
   streams are read on a second connection (:func:`_phase`); the latency of a command is from its
   *scheduled* send time to the moment its result was read (no coordinated omission: a late send counts
-  against the service's figure, and the report says how late the sender was). Latencies go into a
+  against the service's figure, and the report says how late the sender was); each match's results are read
+  on a connection of its own, as its client would. Latencies go into a
   :class:`Histogram`.
 
 Publishing is what :meth:`RedisBus.publish <services.pipeline.redis_streams.RedisBus.publish>` does (the
 packed :class:`~schemas.envelopes.CommandEnvelope` in field ``e`` of the match's partition command stream),
 pipelined; reading results is what :meth:`RedisStore.read_results
-<services.pipeline.redis_backend.RedisStore.read_results>` does, for many matches in one XREAD. The
+<services.pipeline.redis_backend.RedisStore.read_results>` does (the prefill reads none; the open loop one blocking XREAD per match). The
 open loop speaks to Redis through :class:`Resp`, which costs a few µs of CPU per
 command where redis-py costs ~70 µs here (the generators share the machine with the service).
 """
@@ -292,10 +293,13 @@ def _phase(url: str, match_ids: list[str], streams: list[str], positions: dict[s
            order: dict[str, Any]) -> Phase:
     """Offer ``order["rate"]`` commands/s for ``order["seconds"]`` from monotonic time ``order["start"]``.
 
-    One thread, two connections and ``select``: sending is never held up by reading or the other way round
-    (two threads would pass the GIL back and forth for every command), and the moment a result arrives is
-    taken as soon as its connection is readable. Each command is sent once its scheduled time has come
-    (with every other one due by then, in one write), whatever the results of the earlier ones."""
+    One thread and ``select`` over one sending connection and one reading connection per match (each match's
+    client waits on its own results stream, as a bot does: a blocking XREAD of one key costs Redis a tenth of
+    one over all of this process's matches, which it would answer and be sent again for every result):
+    sending is never held up by reading or the other way round (two threads would pass the GIL back and forth
+    for every command), and the moment a result arrives is taken as soon as its connection is readable. Each
+    command is sent once its scheduled time has come (with every other one due by then, in one write),
+    whatever the results of the earlier ones."""
     rate, start, phase_offset = float(order["rate"]), float(order["start"]), float(order["offset"])
     total = max(1, round(rate * float(order["seconds"])))
     prefix = f"{order['tag']}-"
@@ -308,15 +312,20 @@ def _phase(url: str, match_ids: list[str], streams: list[str], positions: dict[s
 
     out = Phase()
     deadline = due(total) + float(order.get("timeout_s", 30.0))
-    sending, reading = Resp(url), Resp(url)
-    keys = list(positions)
-
-    def read_results() -> None:
-        reading.send(Resp.encode(b"XREAD", b"BLOCK", b"100", b"STREAMS", *keys, *(positions[k] for k in keys)))
-
+    sending = Resp(url)
+    readers: dict[socket.socket, tuple[Resp, str]] = {}
     received = unanswered = i = 0
-    read_results()
     try:
+        for key in positions:
+            reader = Resp(url)
+            readers[reader.sock] = (reader, key)
+
+        def read_results(reader: Resp, key: str) -> None:
+            reader.send(Resp.encode(b"XREAD", b"BLOCK", b"100", b"STREAMS", key, positions[key]))
+
+        for reader, key in readers.values():
+            read_results(reader, key)
+        watch_results = list(readers)
         while received < total:
             now = time.monotonic()
             if now > deadline:
@@ -333,36 +342,38 @@ def _phase(url: str, match_ids: list[str], streams: list[str], positions: dict[s
             wait = due(i) - now if i < total else deadline - now
             # the XADD replies (the new entries' ids) are read in bulk, now and then: a read per command would
             # cost the load generator two more system calls per command
-            watch = [reading.sock, sending.sock] if unanswered >= XADD_REPLIES_READ else [reading.sock]
+            watch = [*watch_results, sending.sock] if unanswered >= XADD_REPLIES_READ else watch_results
             readable, _, _ = select.select(watch, [], [], max(0.0, wait))
-            if sending.sock in readable:
-                unanswered -= len(sending.replies())
-            if reading.sock not in readable:
-                continue
             arrival = time.monotonic()
-            for reply in reading.replies():  # one at a time: each XREAD is sent once the last one answered
-                for key, entries in reply or []:
-                    for entry_id, flat in entries:
-                        positions[key.decode()] = entry_id
-                        fields = dict(zip(flat[::2], flat[1::2], strict=True)) if flat else {}
-                        if RESULT_FIELD not in fields:
-                            continue
-                        result = result_entry(fields, _match_of(key))
-                        if not result.command_id.startswith(prefix):
-                            continue
-                        out.histogram.record((arrival - due(int(result.command_id[len(prefix):]))) * 1e6)
-                        out.statuses[result.status] += 1
-                        received += 1
-                        out.last_arrival = arrival
-                read_results()  # from the positions this reply moved on
+            for sock in readable:
+                if sock is sending.sock:
+                    unanswered -= len(sending.replies())
+                    continue
+                reader, key = readers[sock]
+                for reply in reader.replies():  # one at a time: each XREAD is sent once the last one answered
+                    for _, entries in reply or []:
+                        for entry_id, flat in entries:
+                            positions[key] = entry_id
+                            fields = dict(zip(flat[::2], flat[1::2], strict=True)) if flat else {}
+                            if RESULT_FIELD not in fields:
+                                continue
+                            result = result_entry(fields, _match_of(key))
+                            if not result.command_id.startswith(prefix):
+                                continue
+                            out.histogram.record((arrival - due(int(result.command_id[len(prefix):]))) * 1e6)
+                            out.statuses[result.status] += 1
+                            received += 1
+                            out.last_arrival = arrival
+                    read_results(reader, key)  # from the position this reply moved on
     finally:
         sending.close()
-        reading.close()
+        for reader, _ in readers.values():
+            reader.close()
     if received < total:
         out.errors.append(f"{total - received} of {total} results missing after the phase's timeout")
     return out
 
 
-def _match_of(results_key: bytes) -> str:
+def _match_of(results_key: str) -> str:
     """The match id in a results stream's key (``<prefix>:{p}:match:<id>:results``)."""
-    return results_key.decode().rsplit(":", 2)[-2]
+    return results_key.rsplit(":", 2)[-2]
