@@ -16,14 +16,18 @@
 --       and the results entry's `c` hold it), finished (1/0), strict (1/0), event count n, then per event: its
 --       log entry and its packed envelope for the feed.
 local function chain(k, i, last)
-  local current = redis.call('HGET', KEYS[k + 1], 'version')
-  if not current then
+  local meta = redis.call('HMGET', KEYS[k + 1], 'version', 'status')
+  if not meta[1] then
     return 'unknown'
   end
-  local version = tonumber(current)
+  local version = tonumber(meta[1])
+  local start, over = version, meta[2] == 'finished'
   local replies = {}
-  local function done()
-    if redis.call('HGET', KEYS[k + 1], 'status') == 'finished' then
+  local function done()  -- the match's version once per chain; a finished match's results and ids expire
+    if version ~= start then
+      redis.call('HSET', KEYS[k + 1], 'version', version)
+    end
+    if over then
       redis.call('EXPIRE', KEYS[k + 4], ARGV[3])
       redis.call('EXPIRE', KEYS[k + 8], ARGV[3])
     end
@@ -48,14 +52,12 @@ local function chain(k, i, last)
       redis.call('XADD', KEYS[k + 2], version .. '-0', 'e', ARGV[j])
       redis.call('XADD', KEYS[k + 5], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[j + 1])
     end
-    if events > 0 then
-      redis.call('HSET', KEYS[k + 1], 'version', version)
-    end
     redis.call('HSET', KEYS[k + 3], id, result)
     redis.call('XADD', KEYS[k + 4], 'MAXLEN', '~', ARGV[2], '*', 'c', id, 'r', result)
     if finished == '1' then
       local match = redis.call('HGET', KEYS[k + 1], 'match_id')
       redis.call('HSET', KEYS[k + 1], 'status', 'finished')
+      over = true
       redis.call('ZREM', KEYS[k + 6], match)
       redis.call('ZADD', KEYS[k + 7], redis.call('HGET', KEYS[k + 1], 'created'), match)
     end
