@@ -19,7 +19,7 @@ talks to them over a pipe).
 Publishing is what :meth:`RedisBus.publish <services.pipeline.redis_streams.RedisBus.publish>` does (the
 packed :class:`~schemas.envelopes.CommandEnvelope` in field ``e`` of the match's partition command stream),
 pipelined; reading results is what :meth:`RedisStore.read_results
-<services.pipeline.redis_backend.RedisStore.read_results>` does (the prefill reads none; the open loop one blocking XREAD per match). The
+<services.pipeline.redis_backend.RedisStore.read_results>` does (the open loop: one blocking XREAD per match). The
 open loop speaks to Redis through :class:`Resp`, which costs a few µs of CPU per
 command where redis-py costs ~70 µs here (the generators share the machine with the service).
 """

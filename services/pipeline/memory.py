@@ -15,7 +15,7 @@ from schemas.codec import pack, pack_result, unpack_result
 from schemas.envelopes import CommandResult, EventEnvelope, MatchMeta, ViewRecord
 from services.keys import DEFAULT_PARTITIONS, PROJECTORS_GROUP, WORKERS_GROUP, partition_of
 from services.pipeline.memstream import MemStream
-from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, Delivery, Pending
+from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, Delivery, Pending, ReadAhead
 
 T = TypeVar("T")
 FEED_MAXLEN = 100_000
@@ -105,6 +105,9 @@ class MemoryBus:
 
     def read(self, consumer: str, count: int, block_ms: int, only: Sequence[int] | None = None) -> list[Delivery]:
         return self._commands.read(consumer, count, block_ms, only)
+
+    def read_ahead(self, consumer: str, count: int, only: Sequence[int] | None = None) -> ReadAhead | None:
+        return None  # no round trip to save in memory
 
     def members(self, consumer: str, present: bool, expiry_ms: int) -> list[str]:
         now_ms = int(time.monotonic() * 1000)
@@ -253,7 +256,8 @@ class MemoryStore(_Blocking):
                 match.meta = match.meta.model_copy(update={"status": "finished"})
             return AppendOutcome(AppendStatus.APPENDED, len(match.log), result)
 
-    def append_chains(self, chains: Mapping[str, Sequence[AppendItem]]) -> dict[str, list[AppendOutcome]]:
+    def append_chains(self, chains: Mapping[str, Sequence[AppendItem]],
+                      ahead: ReadAhead | None = None) -> dict[str, list[AppendOutcome]]:
         out: dict[str, list[AppendOutcome]] = {}
         with self._cond:
             for match_id, items in chains.items():

@@ -46,7 +46,7 @@ from schemas.logentry import LOOKBACK, Cause, first_cause, load_slice, log_and_f
 from services.faults import armed, fault_point
 from services.keys import PROJECTORS_GROUP, Keys
 from services.pipeline.client import Client
-from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, Delivery, Pending
+from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, Delivery, Pending, ReadAhead
 from services.pipeline.redis_conn import connect as connect  # (re-exported: most callers import it from here)
 from services.pipeline.redis_conn import is_cluster, queue_script, retry_noscript, wait_replicas
 from services.pipeline.redis_streams import (
@@ -218,9 +218,11 @@ class RedisStore:
         keys, args = self._group_call(calls, strict=False)
         return self._sorted([calls], [self._append(keys=keys, args=args)])[match_id][0]
 
-    def append_chains(self, chains: Mapping[str, Sequence[AppendItem]]) -> dict[str, list[AppendOutcome]]:
+    def append_chains(self, chains: Mapping[str, Sequence[AppendItem]],
+                      ahead: ReadAhead | None = None) -> dict[str, list[AppendOutcome]]:
         """Every match's chain in one script call per group of matches (:meth:`_groups`), the calls pipelined in
-        one round trip."""
+        one round trip; ``ahead`` after them, in the same pipeline (not when the appends wait for replicas: that
+        pipeline may be sent twice)."""
         if self._settings.append_replicas > 0:
             return self._append_replicated(chains, strict=True)
         calls = [(match_id, items) for match_id, items in chains.items() if items]
@@ -237,7 +239,18 @@ class RedisStore:
             pipe = self._r.pipeline(transaction=False)
             for keys, args in sent:
                 queue_script(pipe, self._append, keys, args)
-            out.update(self._sorted(groups, retry_noscript(pipe.execute(raise_on_error=False), self._append, sent)))
+            carried = ahead if h == len(halves) - 1 else None
+            if carried is not None:
+                carried.queue(pipe)
+            try:
+                replies = pipe.execute(raise_on_error=False)
+            except Exception:
+                if carried is not None:
+                    carried.failed()
+                raise
+            if carried is not None:
+                carried.take(replies[len(sent):])
+            out.update(self._sorted(groups, retry_noscript(replies[:len(sent)], self._append, sent)))
         return out
 
     def _groups(self, calls: Sequence[Call]) -> list[list[Call]]:

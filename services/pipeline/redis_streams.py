@@ -26,7 +26,7 @@ from typing import Any, cast
 import redis
 
 from services.keys import WORKERS_GROUP, Keys
-from services.pipeline.ports import Delivery, Pending
+from services.pipeline.ports import Delivery, Pending, ReadAhead
 from services.pipeline.redis_conn import is_cluster
 
 FIELD = b"e"  # every stream entry carries its payload in one field
@@ -83,6 +83,7 @@ class GroupStreams:
         self._start = 0
         self._cluster = is_cluster(r)
         self._unacked: dict[str, list[Any]] = {}  # stream -> entry ids whose XACK goes with the next read
+        self._index = {name: p for p, name in enumerate(self.names)}
         ensure_groups(r, self.names, group)
 
     def _deliveries(self, reply: object, deliveries: int = 1) -> list[Delivery]:
@@ -116,6 +117,18 @@ class GroupStreams:
             ensure_groups(self._r, self.names, self.group)  # the streams were deleted under us
             return []
         return self._deliveries(woken)
+
+    def read_ahead(self, consumer: str, count: int, only: Sequence[int] | None = None) -> ReadAhead | None:
+        """A read of every partition (``only``) in one non-blocking call, to travel in another pipeline of this
+        Redis; None on a cluster (the streams' slots are not the appends') or with fewer than one entry per
+        partition."""
+        names = self.names if only is None else [self.names[p] for p in only]
+        if self._cluster or not names or count < len(names):
+            return None
+        return _Ahead(self, consumer, count // len(names), names)
+
+    def partition_of(self, name: str) -> int:
+        return self._index[name]
 
     def _poll(self, consumer: str, count: int, names: list[str], block_ms: int) -> list[Delivery]:
         """Redis Cluster: sweep again after growing pauses until something comes or ``block_ms`` passed."""
@@ -266,6 +279,35 @@ class GroupStreams:
         return trimmed
 
 
+class _Ahead:
+    """A :class:`~services.pipeline.ports.ReadAhead` of one :class:`GroupStreams`: the acknowledgements deferred
+    to the next read, then one ``XREADGROUP`` over ``names``, ``share`` entries each at most."""
+
+    def __init__(self, streams: GroupStreams, consumer: str, share: int, names: list[str]) -> None:
+        self._streams, self._consumer, self._share, self._names = streams, consumer, share, names
+        self._acks: list[tuple[str, list[Any]]] = []
+        self.deliveries: list[Delivery] | None = None
+        self.more: list[int] = []
+
+    def queue(self, pipe: Any) -> None:
+        s = self._streams
+        self._acks = s._queue_acks(pipe)
+        pipe.xreadgroup(s.group, self._consumer, dict.fromkeys(self._names, ">"), count=self._share)
+
+    def take(self, replies: Sequence[Any]) -> None:
+        read = replies[-1]  # an error (the group gone): nothing read; the next read sees to it
+        if isinstance(read, Exception):
+            self.deliveries = []
+            return
+        s = self._streams
+        self.deliveries = s._deliveries(read)
+        self.more = [s.partition_of(text(name)) for name, entries in cast(StreamsReply, read or [])
+                     if len(entries) == self._share]
+
+    def failed(self) -> None:
+        self._streams._restore_acks(self._acks)
+
+
 def dead_letter(r: redis.Redis, dead: str, delivery: Delivery, error: str, group: str) -> None:
     """Add the entry with its last error to the dead-letter stream ``dead`` and acknowledge it, in one
     transaction. An entry that had no payload field keeps an empty one and its ``problem`` in the error."""
@@ -294,6 +336,9 @@ class RedisBus:
 
     def read(self, consumer: str, count: int, block_ms: int, only: Sequence[int] | None = None) -> list[Delivery]:
         return self._streams.read(consumer, count, block_ms, only)
+
+    def read_ahead(self, consumer: str, count: int, only: Sequence[int] | None = None) -> ReadAhead | None:
+        return self._streams.read_ahead(consumer, count, only)
 
     def members(self, consumer: str, present: bool, expiry_ms: int) -> list[str]:
         """Record (or, ``present`` False, withdraw) this consumer's heartbeat in ``<prefix>:workers`` and

@@ -13,6 +13,10 @@ goes to the dead-letter stream and its sender gets a rejection. A stream entry w
 ``e`` field) is left pending the same way and dead-lettered after ``max_deliveries``; it never holds up
 the entries read with it.
 
+A serving worker's appends carry, in their round trip, the read of its next batch (``CommandBus.read_ahead``:
+what is there then, without waiting); a batch found that way is handled without a read of its own (topped up
+from the partitions that may hold more), and a stopping worker handles it before it leaves.
+
 The loop calls :attr:`Worker.heartbeat` on every pass (an idle blocking read included), so the
 liveness endpoint sees a loop that is turning, and only a loop that is stuck.
 """
@@ -67,6 +71,8 @@ class Worker:
         self._members_at = 0.0
         self._counters: dict[tuple[str, str], Any] = {}  # metric children by labels, looked up once
         self._histograms: dict[str, Any] = {}
+        self._ahead: list[Delivery] = []  # what the last batch's appends read in their round trip: the next batch
+        self._more: list[int] = []  # the partitions that gave the read ahead all it asked of them
 
     # -- the loop --------------------------------------------------------------------------------
     def run(self, should_stop: Callable[[], bool] | None = None) -> None:
@@ -91,6 +97,7 @@ class Worker:
                 backoff.reset()
         if reachable:  # the others take its share at once (else when its heartbeat expires)
             try:
+                self._finish_ahead()
                 self.bus.ack_many([])  # what is deferred to a next read that will not come
                 self.bus.members(self.consumer, False, self._expiry_ms())
             except Exception as e:
@@ -139,26 +146,41 @@ class Worker:
                 return claimed
         block = self.settings.block_ms if block_ms is None else block_ms
         share = self._share()
-        if share == []:  # more workers than partitions: stand by
+        if self._ahead:  # what is left of a backlog is taken as a sweep would, up to a whole batch
+            deliveries, self._ahead = self._ahead, []
+            if self._more and len(deliveries) < self.settings.batch_size:
+                deliveries += self.bus.read(self.consumer, self.settings.batch_size - len(deliveries), 0, self._more)
+        elif share == []:  # more workers than partitions: stand by
             self.stopping.wait(block / 1000)
             return 0
-        deliveries = self.bus.read(self.consumer, self.settings.batch_size, block, share)
-        handled: list[Delivery] = []
-        try:
-            self.process_batch(deliveries, handled)
-        finally:  # a serving worker's acknowledgements go with its next read, a round trip less per batch
-            self.bus.ack_many(handled, defer=self.shared)
+        else:
+            deliveries = self.bus.read(self.consumer, self.settings.batch_size, block, share)
+        self._handle(deliveries, read_ahead=self.shared)
         return len(deliveries)
 
+    def _handle(self, deliveries: Sequence[Delivery], read_ahead: bool) -> None:
+        handled: list[Delivery] = []
+        try:
+            self.process_batch(deliveries, handled, read_ahead)
+        finally:  # a serving worker's acknowledgements go with its next read, a round trip less per batch
+            self.bus.ack_many(handled, defer=self.shared)
+
+    def _finish_ahead(self) -> None:
+        """A stopping worker's batch in hand: what its last appends read ahead (it is pending with it)."""
+        while self._ahead:
+            deliveries, self._ahead = self._ahead, []
+            self._handle(deliveries, read_ahead=False)
+
     # -- a batch -----------------------------------------------------------------------------------
-    def process_batch(self, deliveries: Sequence[Delivery], handled: list[Delivery]) -> None:
+    def process_batch(self, deliveries: Sequence[Delivery], handled: list[Delivery], read_ahead: bool = False) -> None:
         """Handle a batch as a batch: decide every well-formed command in memory (a match's commands in
         order, each on the state its predecessor left), append all of them in one round trip (one atomic
         chain per match), then sort the outcomes. What the chains could not settle (a version conflict:
         another worker moved the match; a duplicate cut a chain short) and every other delivery
         (malformed, unknown match, seat refused, failing, redelivered too often) go through
         :meth:`process` one at a time, on a freshly loaded state. Handled deliveries are added to
-        ``handled`` for the caller to acknowledge."""
+        ``handled`` for the caller to acknowledge. ``read_ahead``: the appends' round trip also reads the next
+        batch (where the bus can), which :meth:`run_once` then handles without a read of its own."""
         chains: dict[str, Chain] = {}
         singles: list[Delivery] = []
         for delivery in deliveries:
@@ -177,7 +199,12 @@ class Worker:
         if chains:
             fault_point("decided")
             started = time.perf_counter()
-            outcomes = self.store.append_chains({m: c.items for m, c in chains.items()})
+            ahead = self.bus.read_ahead(self.consumer, self.settings.batch_size, self._owned) if read_ahead else None
+            try:
+                outcomes = self.store.append_chains({m: c.items for m, c in chains.items()}, ahead)
+            finally:  # (read even when the appends' replies failed: pending with this worker now)
+                if ahead is not None and ahead.deliveries:
+                    self._ahead, self._more = ahead.deliveries, ahead.more
             metrics.APPEND_SECONDS.observe(time.perf_counter() - started)
             fault_point("after_append")
             for match_id, chain in chains.items():

@@ -113,6 +113,30 @@ def test_a_batch_of_many_matches_is_one_script_call_on_one_server(redis_backend:
     assert [store.version(m) for m in ids] == [2] * len(ids)
 
 
+def test_a_read_ahead_travels_with_the_appends_and_names_the_partitions_that_may_hold_more(
+        redis_backend: RedisBackend) -> None:
+    bus, store, keys = redis_backend.bus, redis_backend.store, redis_backend.settings.keys
+    partitions = keys.partitions
+    ids = {}
+    for i in range(200):  # two matches of different partitions
+        ids.setdefault(keys.partition(f"ra{i}"), f"ra{i}")
+        if len(ids) == 2:
+            break
+    (hot, hot_id), (_, cold_id) = ids.items()
+    for n in range(5):
+        bus.publish(hot_id, f"hot-{n}".encode())
+    bus.publish(cold_id, b"cold-0")
+    assert bus.read_ahead("w", partitions - 1) is None  # fewer than one per partition: a sweep's work
+    ahead = bus.read_ahead("w", 2 * partitions)  # two from each partition at most
+    assert ahead is not None and ahead.deliveries is None
+    store.create_match(meta(hot_id), [event(hot_id, 1)])
+    outcomes = store.append_chains({hot_id: [AppendItem(1, [event(hot_id, 2)], accepted("x", hot_id, 2))]}, ahead)
+    assert [o.status for o in outcomes[hot_id]] == [AppendStatus.APPENDED]
+    assert sorted(d.data for d in ahead.deliveries or []) == [b"cold-0", b"hot-0", b"hot-1"]
+    assert ahead.more == [hot]
+    assert [d.data for d in bus.read("w", 10, 0, ahead.more)] == [b"hot-2", b"hot-3", b"hot-4"]
+
+
 def test_every_key_of_a_match_carries_its_partition_tag(redis_backend: RedisBackend) -> None:
     """All keys a Lua script touches share one hash tag, so the script is valid on Redis Cluster."""
     store = redis_backend.store
