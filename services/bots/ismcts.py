@@ -92,7 +92,7 @@ class ISMCTSBot:
                  time_budget_s: float | None = None, exploration: float = 0.7,
                  rollout_steps: int | None = None, root_width: int | None = None,
                  guided: bool | None = None, margin: float | None = None,
-                 confidence: float | None = None) -> None:
+                 confidence: float | None = None, halving: bool | None = None) -> None:
         self.game = get_game(game)
         plugin = plugin_for(game)
         if plugin.resample is None:
@@ -114,6 +114,7 @@ class ISMCTSBot:
         self.margin = margin if margin is not None else plugin.guided_margin
         self.score_weight = plugin.guided_score_weight
         self.confidence = confidence if confidence is not None else plugin.guided_confidence
+        self.halving = halving if halving is not None else plugin.guided_halving
         self.iterations = iterations
         self.time_budget_s = time_budget_s
         self.exploration = exploration
@@ -179,38 +180,56 @@ class ISMCTSBot:
             root.children[key] = Node(seat)
         results: list[list[float | None]] = [[] for _ in keyed]  # per candidate, its reward in each round
         deadline = time.monotonic() + self.time_budget_s if self.time_budget_s else None
+        alive = list(range(len(keyed)))  # the candidates still played (the heuristic's, 0, always)
+        stages = max(1, math.ceil(math.log2(len(keyed)))) if self.halving else 1
         done = attempts = 0
-        while done < self.iterations and attempts < 4 * self.iterations:
-            if deadline is not None and done and time.monotonic() > deadline:
-                break
-            state = self.resample(view, seat, self.rng)
-            seed = self.rng.getrandbits(32)
-            for index, (key, command) in enumerate(keyed):  # the same determinization and dice for each
-                if done >= self.iterations:
+        for stage in range(stages):
+            # successive halving: each stage has an equal share of the playouts, spread over the candidates
+            # still in the race; after it the worse half of the challengers (by their mean paired
+            # difference with the heuristic's command) is dropped
+            goal = self.iterations * (stage + 1) // stages
+            while done < goal and attempts < 4 * self.iterations:
+                if deadline is not None and done and time.monotonic() > deadline:
                     break
-                attempts += 1
-                reward = self._guided_playout(state, Command(seat, command["type"], command.get("body", {})), seed)
-                results[index].append(None if reward is None else reward[seat])
-                if reward is None:
-                    continue
-                child = root.children[key]
-                child.visits += 1
-                child.available += 1
-                child.total += reward[seat]
-                done += 1
-        return keyed[self._pick(results)][1]
+                state = self.resample(view, seat, self.rng)
+                seed = self.rng.getrandbits(32)
+                for index in alive:  # the same determinization and dice for each
+                    if done >= self.iterations:
+                        break
+                    key, command = keyed[index]
+                    attempts += 1
+                    reward = self._guided_playout(state, Command(seat, command["type"], command.get("body", {})),
+                                                  seed)
+                    results[index].append(None if reward is None else reward[seat])
+                    if reward is None:
+                        continue
+                    child = root.children[key]
+                    child.visits += 1
+                    child.available += 1
+                    child.total += reward[seat]
+                    done += 1
+            if stage < stages - 1:
+                challengers = sorted(alive[1:], key=lambda i: -self._gain(results[i], results[0])[0])
+                alive = [0, *challengers[: max(1, (len(alive) - 1) // 2)]]
+        chosen = self._pick([results[i] if i in alive else [] for i in range(len(keyed))])
+        return keyed[chosen][1]
+
+    @staticmethod
+    def _gain(results: Sequence[float | None], base: Sequence[float | None]) -> tuple[float, float, int]:
+        """The mean paired difference of ``results`` over ``base``, its standard error and the pairs."""
+        diffs = [r - h for r, h in zip(results, base, strict=False) if r is not None and h is not None]
+        if len(diffs) < 2:
+            return (-math.inf, math.inf, len(diffs))
+        mean = sum(diffs) / len(diffs)
+        variance = sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
+        return mean, math.sqrt(variance / len(diffs)), len(diffs)
 
     def _pick(self, results: Sequence[Sequence[float | None]]) -> int:
         """The heuristic's command (0) unless another beat it in the paired playouts by more than
         ``margin`` and by more than ``confidence`` standard errors of the mean difference."""
         best, best_gain = 0, 0.0
         for index in range(1, len(results)):
-            diffs = [r - h for r, h in zip(results[index], results[0], strict=False) if r is not None and h is not None]
-            if len(diffs) < 2:
-                continue
-            mean = sum(diffs) / len(diffs)
-            variance = sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
-            error = math.sqrt(variance / len(diffs))
+            mean, error, _ = self._gain(results[index], results[0])
             if mean > self.margin and mean > self.confidence * error and mean > best_gain:
                 best, best_gain = index, mean
         return best

@@ -645,6 +645,7 @@ PLUGIN = GamePlugin(
     playout_stream=playout_stream,
     search_when=_search_when,
     guided_width=8,
+    guided_halving=True,
 )
 
 __all__ = ["OBS_SIZE", "PLUGIN", "Heuristic", "encode", "evaluate", "rollout"]

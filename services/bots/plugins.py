@@ -85,6 +85,7 @@ class GamePlugin:
     guided_margin: float = 0.02
     guided_confidence: float = 1.5
     guided_score_weight: float = 0.3
+    guided_halving: bool = False
     playout_stream: PlayoutStream | None = None
 
 

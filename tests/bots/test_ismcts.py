@@ -87,6 +87,20 @@ def test_the_guided_search_keeps_the_heuristics_choice_unless_another_clearly_be
     assert bot._pick(clear) == 1  # the largest clear gain
 
 
+def test_successive_halving_spends_the_playouts_on_the_heuristics_choice_and_the_best_challengers() -> None:
+    state = _midgame(6)
+    seat = min(MZ.to_act(state))
+    legal = _legal(state, seat)
+    bot = ISMCTSBot("moderne-zeiten", seed=1, iterations=96, root_width=4, halving=True)
+    choice = bot.choose(MZ.view(state, seat), legal)
+    assert choice in legal
+    assert bot.last_root is not None
+    visits = sorted(child.visits for child in bot.last_root.children.values())
+    # two stages of 48 playouts: 4 candidates x 12 rounds, then the heuristic's and the best other x 24
+    assert visits == [12, 12, 36, 36]
+    assert bot.last_root.children[command_key(choice["type"], choice["body"])].visits == 36
+
+
 def test_modern_worlds_short_playout_lists_are_among_the_legal_commands() -> None:
     from services.bots.modern_world import playout_commands
 
