@@ -13,7 +13,9 @@ per-step random stream, or one the plug-in's ``playout_stream`` names by where t
 dice alike across the candidates), for ``guided_rollout_steps``
 commands (then judged by the plug-in's ``evaluate``) or to the end. A seat's reward is its share of the
 win plus, weighted ``guided_score_weight``, its score margin over the best other seat. Each
-``iterations`` is one such playout. The bot sends the heuristic's choice unless another candidate beat it
+``iterations`` is one such playout (with the plug-in's ``guided_halving``, in stages: after each, the worse
+half of the challengers is dropped and the rest of the playouts go to the closer ones).
+The bot sends the heuristic's choice unless another candidate beat it
 in these paired playouts by more than ``margin`` and by more than ``confidence`` standard errors of the
 mean difference: a search with a few dozen playouts cannot tell close commands apart, and guessing
 would make it weaker than the heuristic it starts from (a rollout algorithm in Bertsekas' sense: one

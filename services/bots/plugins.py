@@ -23,6 +23,8 @@ its :class:`GamePlugin`, registered in :data:`PLUGINS` (one module per game, e.g
   candidates, playouts of ``guided_rollout_steps`` commands (0: to the end), and the bar another
   candidate must clear to replace the heuristic's (``guided_margin`` in reward, ``guided_confidence``
   standard errors); ``guided_score_weight`` of the reward is the score margin, the rest the win;
+  ``guided_halving`` spends the playouts by successive halving (the worse half of the
+  challengers dropped after each stage);
   ``search_iterations``: the playouts a move of ``ismcts`` without a number; ``playout_stream(state) -> int``
   (None: the step's number) names the random stream of a playout step by where the match is (a turn and
   who acts, say), so the dice stay alike across the candidates even when their playouts take a different
