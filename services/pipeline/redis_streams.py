@@ -329,7 +329,6 @@ class RedisBus:
         self._keys = keys
         self.partitions = keys.partitions
         self._streams = GroupStreams(r, [keys.commands(p) for p in range(keys.partitions)], WORKERS_GROUP)
-        self._partition_of = {name: p for p, name in enumerate(self._streams.names)}
 
     def publish(self, match_id: str, data: bytes) -> str:
         return text(self._r.xadd(self._keys.commands(self._keys.partition(match_id)), {FIELD: data}))
@@ -366,7 +365,7 @@ class RedisBus:
 
     def dead_letter(self, delivery: Delivery, error: str) -> None:
         """Record the command with its last error in ``{p}:dead`` and acknowledge it, in one transaction."""
-        dead = self._keys.dead(self._partition_of[delivery.stream])
+        dead = self._keys.dead(self._streams.partition_of(delivery.stream))
         dead_letter(self._r, dead, delivery, error, WORKERS_GROUP)
 
     def dead_letters(self, partition: int, count: int = 100) -> list[tuple[bytes, str]]:
