@@ -33,6 +33,11 @@ class Keys:
     def feed(self, partition: int) -> str:
         return f"{self.tag(partition)}:feed"
 
+    def live(self, partition: int) -> str:
+        """Stream of the partition's command results and view announcements, for the gateways' few readers:
+        ``{m, c, r}`` (match, command id, packed result) or ``{m, k, v}`` (match, view keys, version); trimmed."""
+        return f"{self.tag(partition)}:live"
+
     def dead(self, partition: int) -> str:
         return f"{self.tag(partition)}:dead"
 

@@ -39,7 +39,13 @@ ARENA_MATCHES = Counter("airship_arena_matches_total", "Rated matches the arena 
                         ["game"])
 ARENA_REFUSED = Counter("airship_arena_refused_total", "Arena tickets refused, by reason (player_limit, queue_full)",
                         ["reason"])
-GATEWAY_HUBS = Gauge("airship_gateway_hubs", "Matches watched by this gateway (one reader each)")
+GATEWAY_HUBS = Gauge("airship_gateway_hubs", "Matches watched by this gateway (fed by its few live readers)")
+GATEWAY_LIVE_ENTRIES = Counter("airship_gateway_live_entries_total",
+                               "Results and view announcements this gateway read from the partitions' live streams")
+GATEWAY_LIVE_READ_FAILURES = Counter("airship_gateway_live_read_failures_total",
+                                     "Failed reads of the live streams (Redis unreachable); resynced once back")
+GATEWAY_LIVE_LAG = Gauge("airship_gateway_live_lag_seconds",
+                         "Age of the newest live entry when this gateway last read one (delivery delay)")
 
 ARCHIVED_MATCHES = Counter("airship_archived_matches_total",
                            "Finished matches written to the archive and removed from Redis")

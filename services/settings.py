@@ -18,6 +18,8 @@
 ``AIRSHIP_APPEND_REPLICAS``    worker: replicas an append must reach (``WAIT``) before it is acknowledged (0: none)
 ``AIRSHIP_APPEND_WAIT_MS``     worker: how long it waits for them; short of them, the batch is delivered again
 ``AIRSHIP_UPDATES_MAXLEN``     approximate length a match's view-announcement stream is trimmed to
+``AIRSHIP_LIVE_MAXLEN``        approximate length a partition's live stream (results and view announcements
+                             for the gateways' readers) is trimmed to
 ``AIRSHIP_RESULTS_TTL_S``      a finished match's results stream expires this long after the end
 ``AIRSHIP_GAME_MODULES``       games beyond the built-in ones, comma-separated: ``module:attribute`` (the game
                                object, registered) or ``module`` (imported; it registers its games itself)
@@ -25,6 +27,8 @@
 ``AIRSHIP_GATEWAY_TOKEN_RPS``  gateway: requests per second per seat token (bursts of 4 s worth)
 ``AIRSHIP_GATEWAY_ADDR_RPS``   gateway: requests per second per client address (bursts of 4 s worth)
 ``AIRSHIP_GATEWAY_SOCKETS``    gateway: open WebSockets per seat token
+``AIRSHIP_GATEWAY_REDIS_CONNECTIONS`` gateway: Redis connections for requests (besides one live reader, or one per
+                             partition on a cluster); requests wait for a free one
 ``AIRSHIP_GATEWAY_SOCKET_RPS`` gateway: messages per second on one WebSocket (bursts of 4 s worth)
 ``AIRSHIP_GATEWAY_TRUST_PROXY`` gateway: 1 to take the client address from X-Forwarded-For
 ``AIRSHIP_GATEWAY_BOT_FLAG_RPS`` gateway: requests per second per client address giving seats to bots (bursts of
@@ -81,12 +85,14 @@ _ENV = {
     "append_replicas": "AIRSHIP_APPEND_REPLICAS",
     "append_wait_ms": "AIRSHIP_APPEND_WAIT_MS",
     "updates_maxlen": "AIRSHIP_UPDATES_MAXLEN",
+    "live_maxlen": "AIRSHIP_LIVE_MAXLEN",
     "results_ttl_s": "AIRSHIP_RESULTS_TTL_S",
     "game_modules": "AIRSHIP_GAME_MODULES",
     "gateway_max_body": "AIRSHIP_GATEWAY_MAX_BODY",
     "gateway_token_rps": "AIRSHIP_GATEWAY_TOKEN_RPS",
     "gateway_addr_rps": "AIRSHIP_GATEWAY_ADDR_RPS",
     "gateway_sockets": "AIRSHIP_GATEWAY_SOCKETS",
+    "gateway_redis_connections": "AIRSHIP_GATEWAY_REDIS_CONNECTIONS",
     "gateway_socket_rps": "AIRSHIP_GATEWAY_SOCKET_RPS",
     "gateway_trust_proxy": "AIRSHIP_GATEWAY_TRUST_PROXY",
     "gateway_bot_flag_rps": "AIRSHIP_GATEWAY_BOT_FLAG_RPS",
@@ -134,12 +140,14 @@ class Settings:
     append_wait_ms: int = 1000
     results_maxlen: int = 100  # live delivery only: a reader further behind asks the seen record
     updates_maxlen: int = 100
+    live_maxlen: int = 20_000  # a gateway reader further behind is resynced from the records
     results_ttl_s: int = 86_400
     game_modules: str = ""
     gateway_max_body: int = 65_536
     gateway_token_rps: float = 50.0
     gateway_addr_rps: float = 200.0
     gateway_sockets: int = 4
+    gateway_redis_connections: int = 64  # per gateway process (per node on a cluster), besides its live readers
     gateway_socket_rps: float = 50.0
     gateway_trust_proxy: int = 0
     gateway_bot_flag_rps: float = 0.5

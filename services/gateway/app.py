@@ -102,7 +102,7 @@ def body_of(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def hub_block_ms(settings: Settings) -> int:
-    """How long a hub's XREAD blocks when nothing comes."""
+    """How long a live reader's XREAD blocks when nothing comes."""
     return min(settings.block_ms * 5, 5000)
 
 
@@ -174,12 +174,15 @@ def optional_token(auth: Annotated[HTTPAuthorizationCredentials | None, Depends(
 def create_app(settings: Settings, r: aioredis.Redis | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        client = r or connect_async(settings.redis_url)
-        # the hubs' blocking reads wait their block time plus the reply's (redis-py's default 5 s is no longer
-        # than the block: every idle read would time out); with ``r`` given, its timeout must allow for them
+        client = r or connect_async(settings.redis_url, settings.gateway_redis_connections)
+        # the live readers' blocking reads wait their block time plus the reply's (redis-py's default 5 s is no
+        # longer than the block: every idle read would time out); with ``r`` given, its timeout must allow for
+        # them. One reader on one server, one per partition on a cluster: never more connections than that.
         reader = None if r is not None else connect_async(
-            settings.redis_url, socket_timeout_s=hub_block_ms(settings) / 1000 + settings.redis_timeout_s)
+            settings.redis_url, settings.partitions + 1,
+            socket_timeout_s=hub_block_ms(settings) / 1000 + settings.redis_timeout_s)
         app.state.airship = State(settings, client, reader)
+        app.state.airship.hubs.start()  # positions taken before the first request registers with a hub
         log.info("gateway started", prefix=settings.key_prefix, partitions=settings.partitions)
         try:
             yield
@@ -392,10 +395,14 @@ def _routes(app: FastAPI) -> None:
 
     @app.get("/readyz", response_model=Health, tags=["operations"], responses={503: {"model": Health}})
     async def readyz(request: Request) -> Response:
+        """Ready while Redis answers and the live readers read (results and views reach their watchers)."""
+        st = state_of(request)
         try:
-            await state_of(request).store.ping()
+            await asyncio.wait_for(st.store.ping(), st.settings.redis_timeout_s)
         except Exception as e:
             return encode(request, Health(status="unavailable", detail=type(e).__name__), 503)
+        if st.hubs.failing:
+            return encode(request, Health(status="unavailable", detail="live reads failing"), 503)
         return encode(request, Health(status="ok"))
 
     @app.get("/metrics", tags=["operations"], response_class=Response)

@@ -1,11 +1,22 @@
-"""One reader per watched match: a single blocking XREAD over the match's results and view announcements,
-fanned out to the HTTP requests waiting for a result or a newer view and to the WebSocket subscriptions.
+"""Live delivery without a Redis connection per watched match: a few readers per gateway, fanned out in memory.
 
-A hub takes its stream positions before anyone registers with it, so whatever happens after a
-registration is seen: a command published after ``expect`` has its result delivered, a view written after
-``listen`` is announced. A hub with nobody listening stops after ``idle_s``.
+Workers announce every command result, and projectors every view version they write, on their partition's
+``live`` stream (``{p}:live``, written in the same script as the result or the view, so an announcement never
+precedes what it announces). A gateway reads those streams: on one server with **one** blocking ``XREAD`` over
+every partition, on a Redis Cluster with one per partition (a read cannot span slots). Each entry names its
+match; the reader hands it to that match's :class:`MatchHub`, if this gateway watches the match, and skips it
+otherwise. The gateway's Redis connections therefore stay the same whatever the number of watched matches,
+waiting long-polls, pending commands or sockets (docs/gateway.md, "Live delivery").
 
-When the gateway shuts down (:meth:`Hubs.stop`) every hub stops reading and wakes whoever waits on it: a
+The readers take their stream positions before any hub is handed out, so whatever happens after a
+registration is seen: a command published after :meth:`MatchHub.expect` has its result delivered, a view
+written after :meth:`MatchHub.add_listener` is announced. When a read fails (Redis restarting, a cluster
+failing over) the reader backs off and reads on from its positions; once a read works again every hub is
+**resynced**: each waiting command looks for its recorded result, each listener gets :data:`RESYNC` and reads
+its view record again, so nothing announced while the connection was down is missed (the live stream may also
+have been trimmed or lost meanwhile). A hub nobody has used for ``idle_s`` is dropped with its cached views.
+
+When the gateway shuts down (:meth:`Hubs.stop`) the readers stop and every hub wakes whoever waits on it: a
 command's waiter gets None (no result came), a listener the notice :data:`CLOSING`, and no wait starts any more.
 """
 
@@ -13,16 +24,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from schemas.codec import result_entry
 from schemas.envelopes import CommandResult, ViewRecord
+from services import metrics
 from services.gateway.store import GatewayStore
 from services.logs import error_text, get_logger
 from services.pipeline.backoff import Backoff
 
 log = get_logger("gateway")
+ANY_KEY = "*"  # an Update for every view key: read your record again
+READY_WAIT_S = 5.0  # how long a hub asked for waits for the readers' first positions (Redis may be down)
+READ_COUNT = 2000  # entries a read takes at most per stream
+RESYNC_BATCH = 500  # recorded results asked for in one pipeline when resyncing
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +54,7 @@ class Closing:
 
 
 CLOSING = Closing()
+RESYNC = Update(ANY_KEY, 0)  # the reader lost its connection for a while: whatever was announced, read again
 Notice = Update | CommandResult | Closing
 
 
@@ -54,96 +72,52 @@ class Listener:
 
 
 class MatchHub:
-    def __init__(self, store: GatewayStore, match_id: str, block_ms: int = 5000, idle_s: float = 30.0) -> None:
+    """One watched match in this gateway: the commands waiting for their results, the listeners of its views,
+    and its newest view records (fetched once per announced version for every subscriber). It reads nothing
+    itself: :class:`Hubs` hands it the match's announcements."""
+
+    def __init__(self, store: GatewayStore, match_id: str) -> None:
         self.store = store
         self.match_id = match_id
-        self.block_ms = block_ms
-        self.idle_s = idle_s
         self.listeners: set[Listener] = set()
         self.waiters: dict[str, list[asyncio.Future[CommandResult | None]]] = {}
         self.versions: dict[str, int] = {}
         self._records: dict[str, ViewRecord] = {}
-        self._task: asyncio.Task[None] | None = None
-        self._ready = asyncio.Event()
-        self._positions = ("0-0", "0-0")
         self.closed = False
-
-    async def start(self) -> None:
-        if self.closed:
-            self._ready.set()
-        elif self._task is None:
-            self._task = asyncio.create_task(self._run(), name=f"hub-{self.match_id}")
-        await self._ready.wait()
+        self.used = time.monotonic()
 
     @property
     def alive(self) -> bool:
-        return self._task is not None and not self._task.done()
+        return not self.closed
 
     def busy(self) -> bool:
         return bool(self.listeners or self.waiters)
 
-    async def _run(self) -> None:
-        k = self.store.keys
-        try:
-            self._positions = (await self.store.stream_end(k.results(self.match_id)),
-                               await self.store.stream_end(k.updates(self.match_id)))
-        finally:
-            self._ready.set()
-        loop = asyncio.get_running_loop()
-        idle_since = loop.time()
-        backoff = Backoff(0.5, 5.0)
-        while True:
-            if self.busy():
-                idle_since = loop.time()
-            elif loop.time() - idle_since > self.idle_s:
-                return
-            try:
-                reply = await self.store.read_match_streams(self.match_id, *self._positions, self.block_ms)
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:  # Redis restarting: the waiters time out and look in the record
-                pause_s = backoff.next_s()
-                log.warning("hub read failed", match_id=self.match_id, error=error_text(e), retry_in_s=pause_s)
-                await asyncio.sleep(pause_s)
-                continue
-            backoff.reset()
-            self._dispatch(reply)
-
-    def _dispatch(self, reply: list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]]) -> None:
-        results_key = self.store.keys.results(self.match_id).encode()
-        results_pos, updates_pos = self._positions
-        for stream, entries in reply:
-            for entry_id, fields in entries:
-                try:
-                    if stream == results_key:
-                        results_pos = entry_id.decode()
-                        self._on_result(result_entry(fields, self.match_id))
-                    else:
-                        updates_pos = entry_id.decode()
-                        version = int(fields[b"v"])
-                        for key in fields[b"k"].decode().split(","):  # every view written at that version
-                            self._on_update(Update(key, version))
-                except Exception as e:  # an unreadable entry is skipped, never read again and again
-                    log.error("unreadable entry", match_id=self.match_id, entry=entry_id, error=repr(e))
-        self._positions = (results_pos, updates_pos)
-
-    def _on_result(self, result: CommandResult) -> None:
+    # -- what the readers hand over ----------------------------------------------------------------
+    def on_result(self, result: CommandResult) -> None:
         for future in self.waiters.pop(result.command_id, []):
             if not future.done():
                 future.set_result(result)
         for listener in list(self.listeners):
             listener.put(result)
 
-    def _on_update(self, update: Update) -> None:
+    def on_update(self, update: Update) -> None:
         if update.version > self.versions.get(update.key, 0):
             self.versions[update.key] = update.version
         for listener in list(self.listeners):
             listener.put(update)
 
+    def resync(self) -> None:
+        """Announcements may have been missed: forget the cached views and tell every listener to read again."""
+        self._records.clear()
+        for listener in list(self.listeners):
+            listener.put(RESYNC)
+
     # -- registering -------------------------------------------------------------------------------
     def expect(self, command_id: str) -> asyncio.Future[CommandResult | None]:
         """A future for the command's result; register before publishing the command. Its result is None
         when the hub closed first (the gateway is shutting down)."""
+        self.used = time.monotonic()
         future: asyncio.Future[CommandResult | None] = asyncio.get_running_loop().create_future()
         if self.closed:
             future.set_result(None)
@@ -157,9 +131,10 @@ class MatchHub:
             futures.remove(future)
         if not futures:
             self.waiters.pop(command_id, None)
+        self.used = time.monotonic()
 
     def add_listener(self) -> Listener:
-        """Register a listener now (no await between a hub's start and this keeps the hub alive)."""
+        """Register a listener now (no await between :meth:`Hubs.get` and this keeps the hub alive)."""
         listener = Listener()
         self.listeners.add(listener)
         if self.closed:
@@ -173,6 +148,7 @@ class MatchHub:
             yield listener
         finally:
             self.listeners.discard(listener)
+            self.used = time.monotonic()
 
     async def record(self, key: str) -> ViewRecord | None:
         """The newest view record of ``key``, fetched once per announced version for all subscribers."""
@@ -180,16 +156,15 @@ class MatchHub:
         if cached is not None and cached.version >= self.versions.get(key, 0):
             return cached
         record = await self.store.view(self.match_id, key)
+        cached = self._records.get(key)  # another subscriber may have fetched a newer one meanwhile
         if record is not None and (cached is None or record.version > cached.version):
             self._records[key] = record
             self.versions[key] = max(self.versions.get(key, 0), record.version)
         return self._records.get(key)
 
     def stop(self) -> None:
-        """Stop reading and wake everyone waiting: waiters get None, listeners :data:`CLOSING`."""
+        """Wake everyone waiting: waiters get None, listeners :data:`CLOSING`."""
         self.closed = True
-        if self._task is not None:
-            self._task.cancel()
         for futures in self.waiters.values():
             for future in futures:
                 if not future.done():
@@ -198,42 +173,167 @@ class MatchHub:
         for listener in list(self.listeners):
             listener.put(CLOSING)
 
-    async def close(self) -> None:
-        self.stop()
-        if self._task is not None:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-
 
 class Hubs:
-    """The hubs of this gateway process, one per watched match."""
+    """The watched matches of this gateway process, and the few readers that feed them (module docstring)."""
 
-    def __init__(self, store: GatewayStore, block_ms: int = 5000) -> None:
+    def __init__(self, store: GatewayStore, block_ms: int = 5000, idle_s: float = 30.0) -> None:
         self.store = store
         self.block_ms = block_ms
+        self.idle_s = idle_s
         self._hubs: dict[str, MatchHub] = {}
+        self._readers: list[asyncio.Task[None]] = []
+        self._ready = asyncio.Event()
+        self._swept = time.monotonic()
+        self._pending_groups = 0
+        self.failing = False  # the last read failed: Redis is not reachable from here
         self.stopping = False
 
+    # -- hubs --------------------------------------------------------------------------------------
     async def get(self, match_id: str) -> MatchHub:
-        """The match's hub, started. Once stopping, a closed one: nothing waits on it."""
+        """The match's hub (the readers started). Once stopping, a closed one: nothing waits on it."""
+        if not self._readers and not self.stopping:
+            self.start()
+        if not self._ready.is_set() and not self.stopping:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._ready.wait(), READY_WAIT_S)
         hub = self._hubs.get(match_id)
-        if hub is None or (hub._task is not None and hub._task.done()):
-            hub = self._hubs[match_id] = MatchHub(self.store, match_id, self.block_ms)
-            hub.closed = self.stopping
-        await hub.start()
+        if hub is None:
+            hub = MatchHub(self.store, match_id)
+            if self.stopping:
+                hub.stop()
+            else:
+                self._hubs[match_id] = hub
+                metrics.GATEWAY_HUBS.set(len(self._hubs))
+        hub.used = time.monotonic()
         return hub
 
     def __len__(self) -> int:
-        return sum(1 for h in self._hubs.values() if h.alive)
+        return len(self._hubs)
 
+    def sweep(self, now: float | None = None) -> int:
+        """Drop the hubs nobody waits on or listens to and nobody asked for in ``idle_s``; how many went."""
+        now = time.monotonic() if now is None else now
+        self._swept = now
+        idle = [m for m, h in self._hubs.items() if not h.busy() and now - h.used > self.idle_s]
+        for match_id in idle:
+            del self._hubs[match_id]
+        metrics.GATEWAY_HUBS.set(len(self._hubs))
+        return len(idle)
+
+    # -- readers -----------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the readers: one over every partition on one server, one per partition on a cluster."""
+        if self._readers or self.stopping:
+            return
+        partitions = list(range(self.store.keys.partitions))
+        groups = [[p] for p in partitions] if self.store.per_slot_reads else [partitions]
+        self._pending_groups = len(groups)
+        self._readers = [asyncio.create_task(self._read(g), name=f"live-{g[0]}") for g in groups]
+
+    async def _read(self, partitions: Sequence[int]) -> None:
+        k = self.store.keys
+        positions: dict[str, str] = {}
+        backoff = Backoff(0.25, 1.0)  # Redis back: reading again within a second
+        while not positions:
+            try:
+                positions = await self.store.stream_ends([k.live(p) for p in partitions])
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # Redis not there yet: hubs wait READY_WAIT_S at most, then go on without
+                pause_s = backoff.next_s()
+                self._failed(partitions, e, pause_s)
+                await asyncio.sleep(pause_s)
+        self._pending_groups -= 1
+        if self._pending_groups <= 0:
+            self._ready.set()
+        broken = self.failing
+        while True:
+            if time.monotonic() - self._swept > self.idle_s / 2:
+                self.sweep()
+            try:
+                reply = await self.store.read_live(positions, self.block_ms, READ_COUNT)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # the waiters time out and look in the record; resynced when back
+                pause_s = backoff.next_s()
+                self._failed(partitions, e, pause_s)
+                broken = True
+                await asyncio.sleep(pause_s)
+                continue
+            backoff.reset()
+            self.failing = False
+            if broken:
+                broken = False
+                await self._resync()
+            self._dispatch(reply, positions)
+
+    def _failed(self, partitions: Sequence[int], e: Exception, pause_s: float) -> None:
+        self.failing = True
+        metrics.GATEWAY_LIVE_READ_FAILURES.inc()
+        log.warning("live read failed", partitions=f"{partitions[0]}..{partitions[-1]}", error=error_text(e),
+                    retry_in_s=pause_s)
+
+    def _dispatch(self, reply: list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]],
+                  positions: dict[str, str]) -> None:
+        hubs = self._hubs
+        newest_ms = 0
+        for stream, entries in reply:
+            if not entries:
+                continue
+            positions[stream.decode()] = entries[-1][0].decode()
+            newest_ms = max(newest_ms, int(entries[-1][0].split(b"-")[0]))
+            metrics.GATEWAY_LIVE_ENTRIES.inc(len(entries))
+            for entry_id, fields in entries:
+                match = fields.get(b"m")
+                hub = hubs.get(match.decode()) if match is not None else None
+                if hub is None:  # a match this gateway does not watch
+                    continue
+                try:
+                    if b"r" in fields:
+                        hub.on_result(result_entry(fields, hub.match_id))
+                    else:
+                        version = int(fields[b"v"])
+                        for key in fields[b"k"].decode().split(","):  # every view written at that version
+                            hub.on_update(Update(key, version))
+                except Exception as e:  # an unreadable entry is skipped, never read again and again
+                    log.error("unreadable entry", match_id=hub.match_id, entry=entry_id, error=repr(e))
+        if newest_ms:
+            metrics.GATEWAY_LIVE_LAG.set(max(0.0, time.time() - newest_ms / 1000))
+
+    async def _resync(self) -> None:
+        """After a broken read: the recorded results of every waiting command, and every listener reads again."""
+        waiting = [(hub, cid) for hub in list(self._hubs.values()) for cid in list(hub.waiters)]
+        log.info("live reads resumed", hubs=len(self._hubs), waiting=len(waiting))
+        for hub in list(self._hubs.values()):
+            hub.resync()
+        for i in range(0, len(waiting), RESYNC_BATCH):
+            batch = waiting[i:i + RESYNC_BATCH]
+            try:
+                found = await self.store.results([(hub.match_id, cid) for hub, cid in batch])
+            except Exception as e:  # failing again: the waiters look in the record when their time is up
+                log.warning("resync failed", error=error_text(e))
+                return
+            for (hub, _), result in zip(batch, found, strict=True):
+                if result is not None:
+                    hub.on_result(result)
+
+    # -- stopping ----------------------------------------------------------------------------------
     def stop(self) -> None:
-        """The gateway is shutting down: every hub stops and wakes its waiters, and so will any hub asked for later."""
+        """The gateway is shutting down: the readers stop, every hub wakes its waiters, and so will any hub asked
+        for later."""
         self.stopping = True
+        self._ready.set()
+        for task in self._readers:
+            task.cancel()
         for hub in self._hubs.values():
             hub.stop()
 
-    async def close(self) -> None:
+    async def close(self, wait_s: float = 0.5) -> None:
+        """Stop, and wait up to ``wait_s`` for the readers to end: a cancelled blocking read may only end with its
+        block (redis-py reads the reply of a cancelled command); closing the reader's client ends it at once."""
         self.stop()
-        for hub in self._hubs.values():
-            await hub.close()
+        if self._readers:
+            await asyncio.wait(self._readers, timeout=wait_s)
+        self._readers.clear()
         self._hubs.clear()

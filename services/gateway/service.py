@@ -22,7 +22,7 @@ from schemas.gateway import (
 )
 from services import metrics
 from services.archive.files import archive_path, read_archive
-from services.gateway.hub import Closing, Hubs, Update
+from services.gateway.hub import ANY_KEY, Closing, Hubs, Update
 from services.gateway.store import GatewayMeta, GatewayStore
 from services.gateway.wire import Refused
 from services.pipeline.auth import seat_authorized, token_seat
@@ -284,7 +284,7 @@ class Gateway:
                 if isinstance(notice, Closing):  # shutting down: answer with what there is now
                     record = await self.store.view(match_id, key)
                     return record if record is not None and record.version > after_version else None
-                if isinstance(notice, Update) and notice.key == key:
+                if isinstance(notice, Update) and notice.key in (key, ANY_KEY):
                     record = await hub.record(key)
             return record
 

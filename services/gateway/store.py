@@ -67,8 +67,9 @@ def gateway_meta(reply: object) -> GatewayMeta:
     return GatewayMeta(**dict(meta), abandoned=h.get(b"abandoned") == b"1", abandon_votes=votes)
 
 
-def connect_async(url: str, max_connections: int = 2000, socket_timeout_s: float | None = None) -> aioredis.Redis:
-    """The gateway's client. ``socket_timeout_s``: the longest wait for a reply (None: redis-py's default, 5 s);
+def connect_async(url: str, max_connections: int = 64, socket_timeout_s: float | None = None) -> aioredis.Redis:
+    """The gateway's client, at most ``max_connections`` connections (requests wait for a free one).
+    ``socket_timeout_s``: the longest wait for a reply (None: redis-py's default, 5 s);
     a client for blocking reads needs their block time plus a margin, or an idle read that ends normally
     (nil at the end of its block) arrives after the client gave up on it: a TimeoutError and a lost connection."""
     return cast(aioredis.Redis, redis_conn.connect_async(url, max_connections, socket_timeout_s))
@@ -186,16 +187,34 @@ class GatewayStore:
         data = await self.r.hget(self.keys.seen(match_id), command_id)
         return unpack_result(cast(bytes, data), match_id, command_id) if data is not None else None
 
-    async def stream_end(self, key: str) -> str:
-        newest = await self.r.xrevrange(key, count=1)
-        return text(newest[0][0]) if newest else "0-0"
+    async def results(self, commands: Sequence[tuple[str, str]]) -> list[CommandResult | None]:
+        """The recorded results of (match id, command id) pairs, in one round trip."""
+        pipe = self.r.pipeline(transaction=False)
+        for match_id, command_id in commands:
+            pipe.hget(self.keys.seen(match_id), command_id)
+        replies = await pipe.execute()
+        return [unpack_result(cast(bytes, data), mid, cid) if data is not None else None
+                for (mid, cid), data in zip(commands, replies, strict=True)]
 
-    async def read_match_streams(self, match_id: str, results_after: str, updates_after: str,
-                                 block_ms: int) -> StreamEntries:
-        """One blocking XREAD over the match's results and view announcements (one slot: one call)."""
-        k = self.keys
-        reply = await self.reader.xread({k.results(match_id): results_after, k.updates(match_id): updates_after},
-                                        block=block_ms)
+    @property
+    def per_slot_reads(self) -> bool:
+        """Whether a blocking read must stay in one slot (a Redis Cluster): then one reader per partition."""
+        from redis.asyncio.cluster import RedisCluster
+
+        return isinstance(self.reader, RedisCluster)
+
+    async def stream_ends(self, keys: Sequence[str]) -> dict[str, str]:
+        """The id of each stream's newest entry ("0-0" for an empty one), in one round trip."""
+        pipe = self.r.pipeline(transaction=False)
+        for key in keys:
+            pipe.xrevrange(key, count=1)
+        replies = await pipe.execute()
+        return {key: text(newest[0][0]) if newest else "0-0" for key, newest in zip(keys, replies, strict=True)}
+
+    async def read_live(self, positions: Mapping[str, str], block_ms: int, count: int) -> StreamEntries:
+        """One blocking XREAD over partitions' live streams after their positions (one slot each on a cluster)."""
+        streams: dict[Any, Any] = dict(positions)
+        reply = await self.reader.xread(streams, block=block_ms, count=count)
         return cast(StreamEntries, reply or [])
 
     # -- views and logs --------------------------------------------------------------------------

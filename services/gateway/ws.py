@@ -11,6 +11,7 @@ import itertools
 from typing import Any
 
 import msgpack
+import redis.exceptions
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel
 
@@ -31,11 +32,12 @@ from schemas.gateway import (
     view_fields,
 )
 from services import metrics
-from services.gateway.hub import Closing, Update
+from services.gateway.hub import ANY_KEY, Closing, Update
 from services.gateway.limits import RateLimiter
 from services.gateway.service import Seat, for_client
 from services.gateway.wire import Refused, decode_bytes, validate
 from services.logs import get_logger
+from services.pipeline.backoff import Backoff
 
 log = get_logger("gateway")
 KINDS: dict[str, type[BaseModel]] = {"subscribe": Subscribe, "command": WsCommand, "unsubscribe": Unsubscribe}
@@ -141,7 +143,6 @@ class Session:
         self.subs[msg.match_id] = sub
         hub = await self.gateway.hubs.get(msg.match_id)
         listener = hub.add_listener()
-        metrics.GATEWAY_HUBS.set(len(self.gateway.hubs))
         ready = asyncio.Event()
         sub.task = asyncio.create_task(self._forward(sub, hub, listener, msg, meta.game, ready))
         await ready.wait()
@@ -193,15 +194,25 @@ class Session:
                 self.send(Subscribed(cid=msg.cid, match_id=msg.match_id, seat=seat, version=version))
                 ready.set()
                 notice: Any = Update(key, 0)
+                backoff = Backoff(0.2, 2.0)
                 while True:
                     fresh = isinstance(notice, Update) and (notice.version == 0 or notice.version > sent)
-                    if fresh and notice.key == key:
-                        record = await hub.record(key)
-                        if record is not None and record.version > sent:
-                            if msg.events:
-                                events_sent = await self._events(msg.match_id, game, seat, events_sent, record.version)
-                            self.send(ViewMessage.model_construct(**view_fields(record)))
-                            sent = record.version
+                    if fresh and notice.key in (key, ANY_KEY):
+                        try:
+                            record = await hub.record(key)
+                            if record is not None and record.version > sent:
+                                if msg.events:
+                                    events_sent = await self._events(msg.match_id, game, seat, events_sent,
+                                                                     record.version)
+                                self.send(ViewMessage.model_construct(**view_fields(record)))
+                                sent = record.version
+                            backoff.reset()
+                        except redis.exceptions.RedisError as e:  # Redis restarting: read again in a moment
+                            pause_s = backoff.next_s()
+                            log.info("view read failed", match_id=msg.match_id, error=repr(e), retry_in_s=pause_s)
+                            await asyncio.sleep(pause_s)
+                            notice = Update(key, 0)
+                            continue
                     elif isinstance(notice, Closing):  # the gateway is shutting down: the socket closes
                         return
                     elif isinstance(notice, CommandResult) and seat is not None and notice.seat in (seat, None):

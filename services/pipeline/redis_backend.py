@@ -313,14 +313,14 @@ class RedisStore:
             keys = self._append_keys_cache[match_id] = [
                 k.meta(match_id), k.log(match_id), k.seen(match_id), k.results(match_id),
                 k.feed(k.partition(match_id)), k.match_matches(match_id, "running"),
-                k.match_matches(match_id, "finished"), k.sent(match_id)]
+                k.match_matches(match_id, "finished"), k.sent(match_id), k.live(k.partition(match_id))]
         return keys
 
     def _group_call(self, group: Sequence[Call], strict: bool) -> tuple[list[str], list[Any]]:
         """The keys and arguments of one script call appending ``group``'s chains (``lua/append.lua``)."""
         s = self._settings
         keys: list[str] = []
-        args: list[Any] = [s.feed_maxlen, s.results_maxlen, s.results_ttl_s]
+        args: list[Any] = [s.feed_maxlen, s.results_maxlen, s.results_ttl_s, s.live_maxlen]
         for match_id, items in group:
             keys += self._append_keys(match_id)
             chain: list[Any] = []
@@ -419,8 +419,9 @@ class RedisStore:
         if not records:
             return
         k = self._keys
-        keys = [*(k.view(match_id, r.key) for r in records), k.meta(match_id), k.updates(match_id)]
-        args: list[Any] = [self._settings.updates_maxlen]
+        keys = [*(k.view(match_id, r.key) for r in records), k.meta(match_id), k.updates(match_id),
+                k.live(k.partition(match_id))]
+        args: list[Any] = [self._settings.updates_maxlen, self._settings.live_maxlen, match_id]
         for record in records:
             args += [record.key, record.version, pack_view(record)]
         self._put_views(keys=keys, args=args)

@@ -151,14 +151,23 @@ def wait_replicas(r: redis.Redis, keys_by_slot_owner: Sequence[str], replicas: i
         cast(Any, pipe).execute_command("WAIT", replicas, timeout_ms, target_nodes=node)
 
 
-def connect_async(url: str, max_connections: int = 2000, socket_timeout_s: float | None = None) -> Any:
+def connect_async(url: str, max_connections: int = 64, socket_timeout_s: float | None = None,
+                  pool_wait_s: float = 5.0) -> Any:
     """The asyncio client (the gateway's), one server or a cluster as :func:`connect` chooses; typed by the
-    caller as ``redis.asyncio.Redis``, whose commands the cluster client shares."""
+    caller as ``redis.asyncio.Redis``, whose commands the cluster client shares.
+
+    At most ``max_connections`` connections (per node on a cluster): on one server a request that finds them
+    all busy waits up to ``pool_wait_s`` for one (then a ConnectionError: a 503), so however many requests
+    come at once the gateway's connections stay bounded. A command whose connection broke (Redis restarted, a
+    failover) is retried up to 3 times on a fresh one, after 50, 100 and 200 ms."""
     import redis.asyncio as aioredis
     from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
+    from redis.asyncio.retry import Retry
+    from redis.backoff import ExponentialBackoff
 
     url, cluster = cluster_choice(url)
-    options: dict[str, Any] = {"decode_responses": False, "socket_keepalive": True, "max_connections": max_connections}
+    options: dict[str, Any] = {"decode_responses": False, "socket_keepalive": True,
+                               "retry": Retry(ExponentialBackoff(cap=0.2, base=0.05), 3)}
     if socket_timeout_s is not None:
         options["socket_timeout"] = socket_timeout_s
     if cluster is None:
@@ -167,5 +176,7 @@ def connect_async(url: str, max_connections: int = 2000, socket_timeout_s: float
         from redis.asyncio.cluster import ClusterNode as AsyncClusterNode
 
         nodes = [AsyncClusterNode(n.host, n.port) for n in startup_nodes()]
-        return AsyncRedisCluster.from_url(url, startup_nodes=nodes, **options)
-    return aioredis.Redis.from_url(url, health_check_interval=30, **options)
+        return AsyncRedisCluster.from_url(url, startup_nodes=nodes, max_connections=max_connections, **options)
+    pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=pool_wait_s,
+                                                    health_check_interval=30, **options)
+    return aioredis.Redis(connection_pool=pool)

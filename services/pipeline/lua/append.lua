@@ -4,19 +4,19 @@
 -- partition on Redis Cluster: their keys share its hash tag). For each command of a chain: if its id was seen,
 -- answer its earlier result; if the match is not at the command's expected version (checked when the command
 -- has events, or for every command when it is strict), report a conflict; else add its events to the match
--- log (entry id = version) and the partition feed, record its result (seen hash and results stream), and mark
--- the match finished when asked. A chain stops at its first command not appended: those after it were
+-- log (entry id = version) and the partition feed, record its result (seen hash and results stream), announce
+-- it on the partition's live stream (for the gateways' readers), and mark the match finished when asked. A chain stops at its first command not appended: those after it were
 -- decided on a state that now is not the match's, so they are not tried; the other matches' chains go on.
 -- Returns one reply per match: 'unknown' (no such match: nothing done for it), or one reply per command
 -- tried: {'duplicate', version, earlier result} | {'conflict', version} | {'appended', version}.
--- KEYS: per match, 8 keys: meta, log, seen, results, feed, running set, finished set, sent (the gateway's
---       published ids)
--- ARGV: feed maxlen, results maxlen, results ttl (s), then per match: how many ARGV entries its chain takes,
+-- KEYS: per match, 9 keys: meta, log, seen, results, feed, running set, finished set, sent (the gateway's
+--       published ids), live
+-- ARGV: feed maxlen, results maxlen, results ttl (s), live maxlen, then per match: how many ARGV entries its chain takes,
 --       then per command: command id, expected version, packed result (without its id: the seen hash's field
 --       and the results entry's `c` hold it), finished (1/0), strict (1/0), event count n, then per event: its
 --       log entry and its packed envelope for the feed.
 local function chain(k, i, last)
-  local meta = redis.call('HMGET', KEYS[k + 1], 'version', 'status')
+  local meta = redis.call('HMGET', KEYS[k + 1], 'version', 'status', 'match_id')
   if not meta[1] then
     return 'unknown'
   end
@@ -54,12 +54,12 @@ local function chain(k, i, last)
     end
     redis.call('HSET', KEYS[k + 3], id, result)
     redis.call('XADD', KEYS[k + 4], 'MAXLEN', '~', ARGV[2], '*', 'c', id, 'r', result)
+    redis.call('XADD', KEYS[k + 9], 'MAXLEN', '~', ARGV[4], '*', 'm', meta[3], 'c', id, 'r', result)
     if finished == '1' then
-      local match = redis.call('HGET', KEYS[k + 1], 'match_id')
       redis.call('HSET', KEYS[k + 1], 'status', 'finished')
       over = true
-      redis.call('ZREM', KEYS[k + 6], match)
-      redis.call('ZADD', KEYS[k + 7], redis.call('HGET', KEYS[k + 1], 'created'), match)
+      redis.call('ZREM', KEYS[k + 6], meta[3])
+      redis.call('ZADD', KEYS[k + 7], redis.call('HGET', KEYS[k + 1], 'created'), meta[3])
     end
     replies[#replies + 1] = {'appended', version}
   end
@@ -67,10 +67,10 @@ local function chain(k, i, last)
 end
 
 local out = {}
-local a = 4
-for m = 0, #KEYS / 8 - 1 do
+local a = 5
+for m = 0, #KEYS / 9 - 1 do
   local n = tonumber(ARGV[a])
-  out[m + 1] = chain(m * 8, a + 1, a + n)
+  out[m + 1] = chain(m * 9, a + 1, a + n)
   a = a + n + 1
 end
 return out
