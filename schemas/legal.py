@@ -151,10 +151,14 @@ class Choice(BaseModel):
         return {**self.body, **{n: _sample(spec, rng) for n, spec in self.free.items()}}
 
     def covers(self, command_type: str, body: Mapping[str, Any]) -> bool:
-        """Whether ``(command_type, body)`` is one of this choice's commands."""
-        if command_type != self.type or set(body) != set(self.body) | set(self.free):
+        """Whether ``(command_type, body)`` is one of this choice's commands.
+
+        Exact, as the games read a body (strictly: no coercion): each value must be of the JSON type of
+        what the choice gives, all the way down: ``True`` is not ``1``, ``1.0`` is not ``1``, ``"1"`` is
+        not ``1``; a list is a ``list`` and a map (the body too) a ``dict`` (see :func:`same`)."""
+        if command_type != self.type or not isinstance(body, dict) or set(body) != set(self.body) | set(self.free):
             return False
-        if any(body[k] != v for k, v in self.body.items()):
+        if not all(same(body[k], v) for k, v in self.body.items()):
             return False
         return all(_contains(spec, body[name]) for name, spec in self.free.items())
 
@@ -303,16 +307,41 @@ def _sample_counts(spec: Counts | Multiset, rng: random.Random) -> dict[str, int
     return out
 
 
+def _scalar(value: Any) -> type:
+    """The JSON type of a value that is not a list or a map (``bool`` before ``int``: a bool is an int
+    in Python, never in JSON; ``int`` and ``float`` apart: the games read whole numbers strictly)."""
+    for kind in (bool, int, float, str):
+        if isinstance(value, kind):
+            return kind
+    return type(value)
+
+
+def same(value: Any, given: Any) -> bool:
+    """Whether a command's ``value`` is the value ``given`` by a choice: equal, and of the same JSON type
+    all the way down. ``value`` is what a client sends, so its lists must be ``list`` and its maps ``dict``
+    (what the games' strict reading accepts); ``given`` is the game's own (a tuple reads as a list)."""
+    if isinstance(given, Mapping):
+        return (isinstance(value, dict) and value.keys() == given.keys()
+                and all(same(value[k], v) for k, v in given.items()))
+    if isinstance(given, list | tuple):
+        return isinstance(value, list) and len(value) == len(given) and all(map(same, value, given))
+    return _scalar(value) is _scalar(given) and value == given
+
+
+def _whole(n: Any) -> bool:
+    return isinstance(n, int) and not isinstance(n, bool)
+
+
 def _contains(spec: Any, value: Any) -> bool:
     if isinstance(spec, IntRange):
-        return isinstance(value, int) and not isinstance(value, bool) and spec.min <= value <= spec.max
+        return _whole(value) and spec.min <= value <= spec.max
     if isinstance(spec, OneOf):
-        return any(value == v and type(value) is type(v) for v in spec.values)
+        return any(same(value, v) for v in spec.values)
     if isinstance(spec, Counts):
-        if not isinstance(value, Mapping) or not set(value) <= set(spec.max):
+        if not isinstance(value, dict) or not set(value) <= set(spec.max):
             return False
         counts = list(value.values())
-        if any(isinstance(n, bool) or not isinstance(n, int) or n <= 0 for n in counts):
+        if not all(_whole(n) and n > 0 for n in counts):
             return False
         return all(value[k] <= spec.max[k] for k in value) and spec.min_total <= sum(counts) <= spec.max_total
     if isinstance(spec, Multiset):
@@ -324,10 +353,16 @@ def _contains(spec: Any, value: Any) -> bool:
         if not isinstance(value, list) or not spec.min <= len(value) <= spec.max:
             return False
         rest = iter(spec.items)  # in listed order, each listed item used at most once (repeats allowed)
-        return all(any(v == item and type(v) is type(item) for item in rest) for v in value)
-    return isinstance(value, list) and len(value) == len(spec.items) and sorted(map(repr, value)) == sorted(
-        map(repr, spec.items)
-    )
+        return all(any(same(v, item) for item in rest) for v in value)
+    if not isinstance(value, list) or len(value) != len(spec.items):
+        return False
+    left = list(spec.items)  # every item once: each value takes one item it is the same as
+    for v in value:
+        at = next((i for i, item in enumerate(left) if same(v, item)), None)
+        if at is None:
+            return False
+        del left[at]
+    return True
 
 
 def _sample(spec: Any, rng: random.Random) -> Any:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgpack
@@ -145,3 +145,68 @@ def _accepts(game: Game[Any], state: Any, command: Command, version: int) -> boo
     except Rejected:
         return False
     return True
+
+
+WRONG_TYPES_PER_SEAT = 24  # candidates of the wrong type checked per acting seat and state (a body of 8 choices)
+
+
+def wrong_types(value: Any) -> list[Any]:
+    """Values of other JSON types standing for ``value`` (bool, float, str variants): Python finds several
+    equal to it (``True == 1``, ``1.0 == 1``), the games' strict reading refuses them all."""
+    if isinstance(value, bool):
+        return [int(value), float(value), str(value).lower()]
+    if isinstance(value, int):
+        return [bool(value), float(value), str(value)]
+    if isinstance(value, float):
+        return [bool(value), str(value)] + ([int(value)] if value.is_integer() else [])
+    if isinstance(value, str):
+        return [True, 1.0, 0]
+    if value is None:
+        return [False, 0.0, "", "null"]
+    return []
+
+
+def mutations(value: Any) -> Iterator[Any]:
+    """``value`` with one of its leaves (a number, string, bool or null, at any depth) of another type."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            for changed in mutations(inner):
+                yield {**value, key: changed}
+    elif isinstance(value, list | tuple):
+        for i, inner in enumerate(value):
+            for changed in mutations(inner):
+                yield [*value[:i], changed, *value[i + 1 :]]
+    else:
+        yield from wrong_types(value)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_covers_is_exact_about_types(name: str) -> None:
+    """In random reachable states: commands of the choices with one fixed or free value (at any depth) turned
+    into a bool, float or str are covered by no choice, and ``decide`` refuses them (a client that checks a
+    command with ``covers`` before sending it is told what ``decide`` will say)."""
+    game = get_game(name)
+    checked = {"states": 0, "candidates": 0, "loosely_equal": 0}
+
+    def visit(state: Any, log: list[Event]) -> None:
+        if len(log) % 3:
+            return
+        checked["states"] += 1
+        sampler = random.Random(len(log))
+        for seat in sorted(game.to_act(state)):
+            choices = game.legal(state, seat)
+            candidates = []
+            for choice in sampler.sample(choices, min(len(choices), WRONG_TYPES_PER_SEAT // 3)):
+                body = sampler.choice(choice.spread(6))  # (its extremes and a few between: worked out once)
+                candidates += [(choice.type, {**body, field: changed}, changed == body[field])
+                               for field in body for changed in mutations(body[field])]
+            for kind, body, loose in sampler.sample(candidates, min(len(candidates), WRONG_TYPES_PER_SEAT)):
+                checked["candidates"] += 1
+                checked["loosely_equal"] += loose  # equal in Python to a legal body: what a loose covers took
+                assert not covered(choices, kind, body), f"covered: seat {seat} {kind} {body}"
+                command = Command(seat, kind, body)
+                assert not _accepts(game, state, command, len(log)), f"accepted: {command}"
+
+    for seed in range(4):
+        playout(game, seat_counts(game)[seed % len(seat_counts(game))], 200 + seed, visit)
+    assert checked["states"] > 20 and checked["loosely_equal"] > 20, checked

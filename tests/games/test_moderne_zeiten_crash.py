@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+import random
+
 import pytest
 
-from services.games.moderne_zeiten.state import NOBODY, State
+from services.games.base import Command, Event
+from services.games.errors import IllegalMove
+from services.games.moderne_zeiten import GAME
+from services.games.moderne_zeiten.state import NOBODY, Phase, State
 from tests.games import moderne_zeiten_helpers as h
 from tests.games.moderne_zeiten_helpers import AUTO, AVI, HIGH, SHIP, TEL, act, of_type, turn_state, types
 
@@ -183,3 +189,135 @@ def test_crash_after_move_off_finish_is_judged_without_the_crash_so_a_crash_open
     state, events = act(_finish_only_after_the_crash(False), 0, "play", {"cards": {"automobile": 1}})
     assert types(events) == ["CardsPlayed", "MarketCrashed", "StackShuffled", "TurnEnded"]
     assert state.position[0] == 26 and state.counter == 20 and state.current == 1
+
+
+# --- one crash check a turn, in every option combination ---
+# Seed, B.3 and its note: the crash is checked "after a player has played Share cards and had an opportunity
+# to move" (the rules file: "after a turn's play and move"), once; it removes "all Share cards for the
+# industry with the greatest number of Shares in play" (all of them on a tie). B.2: the Zeppelin moves to a
+# space "of an industry in which he currently has majority control", and after a crash nobody controls the
+# industries it removed (the rules file, Control).
+
+EVERY_OPTION_SET = pytest.mark.parametrize("options", [
+    {"forced_move": f, "move_needs_play": m, "crash_after_move": c}
+    for f, m, c in itertools.product((True, False), repeat=3)
+], ids=lambda o: "-".join(f"{k}={'on' if v else 'off'}" for k, v in o.items()))
+
+
+def _turn(state: State, seat: int, cards: dict[str, int], to: str | None = None) -> tuple[State, list[Event]]:
+    """The seat's whole turn: the play, then, when a move is awaited, the move to ``to``."""
+    state, events = act(state, seat, "play", {"cards": cards})
+    if state.phase == Phase.MOVING:
+        assert any(c.type == "move" and c.body == {"to": to} for c in GAME.legal(state, seat)), (to, state.choices)
+        state, more = act(state, seat, "move", {"to": to})
+        events += more
+    assert state.phase != Phase.MOVING
+    return state, events
+
+
+def _still_over_the_limit(options: dict[str, bool]) -> State:
+    """Seat 0 controls Shipping (7) and Aviation (6); High Rise (9) has the most cards in play, 34 in all.
+    Playing one Shipping and one Aviation takes the counter to 36: the crash removes the 9 High Rise and
+    leaves 27, still above 25 (the industry with the most held fewer than the excess of 11). Shipping (8)
+    then has the most: a second crash would take it away."""
+    played = {0: {"shipping": 7, "aviation": 6}, 1: {"high_rise": 9}, 2: {"automobile": 6}, 3: {"telecom": 6}}
+    state = turn_state(4, 0, hands={0: {"shipping": 1, "aviation": 1}, 1: {"shipping": 1}}, played=played,
+                       options=options, stack=(TEL,) * 6)
+    assert state.counter == 34 and state.controller[SHIP] == 0 and state.controller[AVI] == 0
+    return state
+
+
+@EVERY_OPTION_SET
+def test_a_crash_leaving_the_counter_above_the_limit_is_the_turns_only_one(options: dict[str, bool]) -> None:
+    moving, _ = act(_still_over_the_limit(options), 0, "play", {"cards": {"shipping": 1, "aviation": 1}})
+    offered = [c.body["to"] for c in GAME.legal(moving, 0)]
+    assert offered == ["shipping", "aviation"] + ([] if options["forced_move"] else [None])
+    assert all(moving.controller[h.INDUSTRIES.index(to)] == 0 for to in offered if to), "moves on his industries"
+    state, events = _turn(_still_over_the_limit(options), 0, {"shipping": 1, "aviation": 1}, "shipping")
+    assert [e.body for e in of_type(events, "MarketCrashed")] == [
+        {"industries": ["high_rise"], "removed": 9, "counter": 27},
+    ], "one crash a turn, though 27 is still above 25"
+    assert len(of_type(events, "StackShuffled")) == 1
+    moved = of_type(events, "ZeppelinMoved")
+    assert [m.body["industry"] for m in moved] == ["shipping"] and state.position[0] == 1
+    assert state.counter == 27 and state.played[0][SHIP] == 8 and state.controller[SHIP] == 0
+    assert state.claims[0] == 0, "he claimed the Shipping space of an industry he still controls"
+    crash_at = types(events).index("MarketCrashed")
+    move_at = types(events).index("ZeppelinMoved")
+    assert (move_at < crash_at) == options["crash_after_move"]
+    assert types(events)[-1] == "TurnEnded" and state.current == 1
+
+
+@EVERY_OPTION_SET
+def test_the_counter_left_above_the_limit_is_checked_again_after_the_next_play(options: dict[str, bool]) -> None:
+    state, _ = _turn(_still_over_the_limit(options), 0, {"shipping": 1, "aviation": 1}, "shipping")
+    state, events = _turn(state, 1, {"shipping": 1}, None)
+    assert [e.body for e in of_type(events, "MarketCrashed")] == [
+        {"industries": ["shipping"], "removed": 9, "counter": 19},
+    ]
+    assert state.counter == 19 and state.controller[SHIP] == NOBODY
+
+
+@EVERY_OPTION_SET
+def test_after_a_crash_at_the_play_he_moves_only_on_an_industry_he_still_controls(options: dict[str, bool]) -> None:
+    """A tie for the most cards: Automobile (his, 6 after his play) and High Rise (6) both go back; with the
+    check before the move he may not move on Automobile any more; with it after, he may, and then the crash."""
+    played = {0: {"automobile": 5, "shipping": 3}, 1: {"high_rise": 6, "aviation": 4}, 2: {"telecom": 5},
+              3: {"aviation": 1}}
+    state = turn_state(4, 0, hands={0: {"automobile": 1, "shipping": 1}}, played=played, options=options,
+                       stack=(TEL,) * 4)
+    assert state.counter == 24
+    state, events = act(state, 0, "play", {"cards": {"automobile": 1, "shipping": 1}})
+    after_move = options["crash_after_move"]
+    offered = [c.body["to"] for c in GAME.legal(state, 0) if c.type == "move"]
+    if after_move:
+        assert offered == ["shipping", "automobile"] + ([] if options["forced_move"] else [None])
+        state, more = act(state, 0, "move", {"to": "automobile"})
+        events += more
+        assert of_type(events, "ZeppelinMoved")[0].body["space"] == 4  # New Orleans, Automobile, then the crash
+    else:
+        assert "automobile" not in offered and state.controller[AUTO] == NOBODY
+        if offered:  # forced_move off: Shipping or staying
+            assert offered == ["shipping", None]
+            with pytest.raises(IllegalMove):
+                GAME.decide(state, Command(0, "move", {"to": "automobile"}), random.Random(1))
+            state, more = act(state, 0, "move", {"to": "shipping"})
+            events += more
+        assert of_type(events, "ZeppelinMoved")[0].body["space"] == 1  # New Orleans, Shipping
+    assert [e.body for e in of_type(events, "MarketCrashed")] == [
+        {"industries": ["high_rise", "automobile"], "removed": 12, "counter": 14},
+    ]
+    assert state.controller[AUTO] == NOBODY and state.controller[HIGH] == NOBODY and state.controller[SHIP] == 0
+    assert types(events)[-1] == "TurnEnded"
+
+
+@EVERY_OPTION_SET
+def test_no_crash_on_the_turn_that_ends_the_game_in_any_option_combination(options: dict[str, bool]) -> None:
+    state = turn_state(4, 0, hands={0: {"telecom": 1}}, played={0: {"telecom": 2}, 1: {"aviation": 23}},
+                       position=(26, 0, 0, 0), options=options)
+    state, events = act(state, 0, "play", {"cards": {"telecom": 1}})
+    assert types(events) == ["CardsPlayed", "MoveAwaited"] and events[-1].body["choices"] == ["finish", None]
+    ended, events = act(state, 0, "move", {"to": "finish"})
+    assert types(events) == ["ZeppelinFinished", "GameEnded"]
+    assert ended.counter == 26 and ended.played[1][AVI] == 23, "26 above 25, yet no crash"
+    stayed, events = act(state, 0, "move", {"to": None})
+    assert len(of_type(events, "MarketCrashed")) == 1, "staying, the one crash of the turn happens"
+    assert stayed.counter == 3 and stayed.phase == Phase.TURN and stayed.current == 1
+
+
+@EVERY_OPTION_SET
+def test_ending_the_game_with_the_counter_left_above_the_limit_by_an_earlier_crash(options: dict[str, bool]) -> None:
+    """An earlier crash left 27 cards in play (the first test's turn); seat 1 ends the game with his play (or,
+    without the Essen rule, with no play at all): the crash of that turn is ignored as well."""
+    played = {0: {"shipping": 8, "aviation": 7}, 1: {"telecom": 6}, 2: {"automobile": 6}}
+    state = turn_state(4, 1, hands={1: {"telecom": 1}}, played=played, position=(1, 26, 0, 0), options=options)
+    state = h.claim(state, 1, 0)
+    assert state.counter == 27 and state.controller[TEL] == 1
+    bodies = [{"cards": {"telecom": 1}}] + ([] if options["move_needs_play"] else [{"cards": {}}])
+    for body in bodies:
+        moving, events = act(state, 1, "play", body)
+        assert not of_type(events, "MarketCrashed") and events[-1].type == "MoveAwaited"
+        assert events[-1].body["choices"] == (["finish", None] if body["cards"] else ["finish"])
+        ended, events = act(moving, 1, "move", {"to": "finish"})
+        assert types(events) == ["ZeppelinFinished", "GameEnded"]
+        assert ended.counter == 27 + len(body["cards"]), "above 25, yet no crash"

@@ -8,8 +8,15 @@ from typing import Any
 
 import pytest
 
+from services.games.base import Event
 from services.games.moderne_zeiten import GAME
-from services.games.moderne_zeiten.data import BIG_MARKERS, CARDS_PER_INDUSTRY, START_MONEY
+from services.games.moderne_zeiten.data import (
+    BIG_MARKERS,
+    CARDS_PER_INDUSTRY,
+    INDUSTRY_INDEX,
+    START_MONEY,
+    crash_limit,
+)
 from services.games.moderne_zeiten.state import NOBODY, UNCLAIMED, Phase, State
 from tests.games.harness import random_playout
 
@@ -72,3 +79,64 @@ def test_random_playouts_2000_matches_all_seat_counts_and_options() -> None:
         ended[seats] += 1
         assert log[0].type == "MatchStarted"
     assert sum(ended.values()) == MATCHES and set(ended) == {3, 4, 5}
+
+
+# --- one crash a turn, moves only on controlled industries (tests/games/test_moderne_zeiten_crash.py has the
+# scenarios from the rule texts; these check the same over random matches of every option set) ---
+
+CRASH_MATCHES_FAST = 40  # per option set: 320 matches
+CRASH_MATCHES_SLOW = 2_000  # per option set: 16,000 matches
+
+
+def turns_checked(log: list[Event], seen: Counter[str]) -> None:
+    """Fold the log and check each turn: at most one market crash; a Zeppelin only moves on an industry its
+    player controls at that moment; no crash on the turn that ends the game; a turn with a play ends with
+    the counter at most the limit unless it had its crash (the check is never skipped). ``seen`` counts
+    crashes and the crashes that left the counter above the limit (the case of a second check)."""
+    state = GAME.initial()
+    crashes, played = 0, False
+    for event in log:
+        body = event.body
+        if event.type == "MarketCrashed":
+            crashes += 1
+            assert crashes == 1, f"a second market crash in one turn: {body}"
+            seen["crashes"] += 1
+            seen["left_above_the_limit"] += body["counter"] > crash_limit(state.seats)
+        elif event.type == "ZeppelinMoved":
+            industry = INDUSTRY_INDEX[body["industry"]]
+            assert state.controller[industry] == body["seat"], f"a move on an industry he does not control: {body}"
+        elif event.type == "CardsPlayed":
+            played = True
+        elif event.type == "GameEnded" and state.ender != NOBODY:
+            assert crashes == 0, "a crash on the turn that ends the game"
+        state = GAME.evolve(state, event)
+        if event.type == "TurnEnded":
+            if played and not crashes:
+                assert state.counter <= crash_limit(state.seats), "a play left the counter above the limit, no crash"
+            crashes, played = 0, False
+
+
+def _crash_cases(per_option_set: int) -> list[tuple[int, dict[str, bool], int]]:
+    return [(3 + k // len(OPTION_SETS) % 3, OPTION_SETS[k % len(OPTION_SETS)], 50_000 + k)
+            for k in range(per_option_set * len(OPTION_SETS))]
+
+
+def _play_crash_cases(per_option_set: int) -> dict[bool, Counter[str]]:
+    seen: dict[bool, Counter[str]] = {True: Counter(), False: Counter()}  # by crash_after_move
+    for seats, options, seed in _crash_cases(per_option_set):
+        _, log, _ = random_playout(GAME, seats, options, seed)
+        turns_checked(log, seen[options["crash_after_move"]])
+    return seen
+
+
+def test_one_crash_a_turn_and_moves_only_on_controlled_industries_in_random_matches() -> None:
+    seen = _play_crash_cases(CRASH_MATCHES_FAST)
+    for timing in (True, False):
+        assert seen[timing]["left_above_the_limit"] > 0, seen  # the case of the second check was played
+
+
+@pytest.mark.slow
+def test_one_crash_a_turn_and_moves_only_on_controlled_industries_in_16000_random_matches() -> None:
+    seen = _play_crash_cases(CRASH_MATCHES_SLOW)
+    for timing in (True, False):
+        assert seen[timing]["left_above_the_limit"] > 100, seen

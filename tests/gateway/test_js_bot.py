@@ -73,5 +73,6 @@ def test_js_bot_plays_a_whole_match(node: str, gateway_stack: GatewayStack, game
     assert summary["unexpected_closes"] == 0, context
     assert summary["http_commands"] >= 1 and summary["ws_commands"] >= 1, context
     assert summary["accepted"] >= 1 and summary["version"] >= summary["accepted"], context
+    assert summary["covers_checked"] == summary["commands_sent"], context  # each covered by its choice (legal.js)
     assert summary["pending_answers"] >= 1, context  # some commands are posted with wait_s=0
     assert summary["events_received"] >= 1, context

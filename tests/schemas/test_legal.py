@@ -8,6 +8,7 @@ import itertools
 import math
 import random
 from collections import Counter
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -104,3 +105,52 @@ def test_the_other_kinds_cover_what_they_say(spec: Free, inside: list[Any], outs
     assert all(covered([choice], "t", {"x": v}) for v in inside)
     assert not any(covered([choice], "t", {"x": v}) for v in outside)
     assert Counter(canonical(spec, b["x"]) for b in choice.bodies()).most_common(1)[0][1] == 1
+
+
+@pytest.mark.parametrize(
+    ("fixed", "inside", "outside"),
+    [
+        (1, [1], [True, 1.0, "1", [1], None]),
+        (0, [0], [False, 0.0, "0", None]),
+        (True, [True], [1, 1.0, "true"]),
+        (None, [None], [False, 0, 0.0, "", "null", []]),
+        ("a", ["a"], [["a"], True, 1.0]),
+        ([1, "b"], [[1, "b"]], [[True, "b"], [1.0, "b"], (1, "b"), ["1", "b"], [1], [1, "b", None]]),
+        ({"k": 2}, [{"k": 2}], [{"k": 2.0}, {"k": "2"}, {"k": 2, "j": 0}, {}, MappingProxyType({"k": 2}), [2]]),
+        ({"k": [0]}, [{"k": [0]}], [{"k": [False]}, {"k": [0.0]}, {"k": (0,)}]),
+    ],
+)
+def test_covers_compares_fixed_fields_exactly_type_included(fixed: Any, inside: list[Any], outside: list[Any]) -> None:
+    """decide reads a body strictly (True is not 1, 1.0 is not 1); a client checking a command with covers
+    before sending it must hear the same."""
+    choice = Choice(type="t", body={"x": fixed})
+    assert all(choice.covers("t", {"x": v}) for v in inside)
+    for v in outside:
+        assert not choice.covers("t", {"x": v}), v
+        assert not covered([choice], "t", {"x": v}), v
+
+
+@pytest.mark.parametrize(
+    ("spec", "inside", "outside"),
+    [
+        (IntRange(min=0, max=2), [0, 1, 2], [False, True, 0.0, 1.0, "1", None]),
+        (OneOf(values=[[1, "a"], {"n": 0}, 2]), [[1, "a"], {"n": 0}, 2],
+         [[True, "a"], [1.0, "a"], {"n": False}, {"n": 0.0}, 2.0, (1, "a")]),
+        (Subset(items=[0, 1, "b"], min=0, max=3), [[0, 1], [1, "b"]], [[False, 1], [0, True], [0.0], [1, 1.0]]),
+        (Order(items=[0, 1, 2]), [[2, 0, 1]], [[False, 1, 2], [0, True, 2], [0.0, 1, 2], [0, 1, "2"], (0, 1, 2)]),
+        (Counts(max={"a": 2}, min_total=1, max_total=2), [{"a": 1}, {"a": 2}],
+         [{"a": True}, {"a": 1.0}, {"a": "1"}, MappingProxyType({"a": 1})]),
+        (Multiset(max={"a": 2}, min_total=1, max_total=2), [["a"], ["a", "a"]], [[True], ("a",), [1.0]]),
+    ],
+)
+def test_covers_compares_free_fields_exactly_type_included(spec: Free, inside: list[Any], outside: list[Any]) -> None:
+    choice = Choice(type="t", free={"x": spec})
+    assert all(choice.covers("t", {"x": v}) for v in inside)
+    for v in outside:
+        assert not choice.covers("t", {"x": v}), v
+
+
+def test_covers_takes_a_body_as_a_dict_only() -> None:
+    choice = Choice(type="t", body={"x": 1})
+    assert choice.covers("t", {"x": 1})
+    assert not choice.covers("t", MappingProxyType({"x": 1}))

@@ -43,6 +43,10 @@ Readings of points the rules leave open:
   ignored; staying lets it happen (before the declined move). Finish is judged without the crash: when
   only the crash would open the way to Finish (it removes the industry of a space still ahead), the
   crash stands and he may not finish that turn.
+- The crash is checked once a turn (after the play with ``crash_after_move`` off, after the move with it
+  on), and it removes the industries with the most cards once: when the counter is still above the limit
+  after it, nothing more is removed that turn; the next play's check sees it. With the option off the
+  move's choices are those left after that crash (a Zeppelin never moves on an industry just crashed).
 - The die is rolled every round; with an empty stack no cards are laid out and there is no auction.
 - A bidder who cannot outbid (too little money) passes explicitly; nobody passes automatically.
 """

@@ -192,8 +192,13 @@ def _move(tape: Tape[State], seat: int, cmd: MoveCommand) -> None:
     if code == FINISH:
         _finish(tape, seat)
         return
-    if not s.crash_after_move:
-        _crash_check(tape)  # a crash held back while he might end the game (none otherwise)
+    if not s.crash_after_move and FINISH in s.choices:
+        # The turn's one crash check, held back at the play while he might end the game (_play): he did not.
+        # Finish is on offer with the option off only when the play's check was held back or found nothing
+        # due (after a crash at the play it is taken out: without_finish), so a crash at the play is never
+        # checked again here; and with Finish on offer the only other choice is staying (no city space of a
+        # controlled industry is ahead), so no move follows a crash made here.
+        _crash_check(tape)
     if code == STAY:
         tape.emit("MoveDeclined", {"seat": seat})
     else:

@@ -23,6 +23,9 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import Ajv2020 from "ajv/dist/2020.js";
 import WebSocket from "ws";
+// the web client's check of a command against `legal` (the gateway serves it at /web/legal.js), exact as the
+// service's reading of a body: every command this bot expands from a choice must be one the choice covers
+import { covers } from "../../../services/web/static/legal.js";
 
 // -- arguments ---------------------------------------------------------------------------------------
 const { values: args } = parseArgs({
@@ -81,6 +84,7 @@ const counters = {
   ws_errors: 0,
   http_answers_validated: 0, // HTTP answers checked against schemas/openapi.json
   ws_messages_validated: 0, // socket messages (both ways) checked against schemas/json/ws/*.json
+  covers_checked: 0, // expanded commands checked against their choice with legal.js's covers before sending
 };
 const errors = [];
 const contractNotes = new Set(); // where the service did something docs/gateway.md does not say (not failures)
@@ -649,7 +653,11 @@ class Seat {
     if (view.version !== this.actedOn) this.excluded.clear();
     const legal = view.legal.filter((c) => !this.excluded.has(canonical(c)));
     if (legal.length === 0) return;
-    const choice = expand(this.rng.pick(legal), this.rng);
+    const picked = this.rng.pick(legal);
+    const choice = expand(picked, this.rng);
+    check(covers(picked, choice.type, choice.body),
+      `seat ${this.seat}: expanded ${canonical(choice)} is not covered by its choice ${canonical(picked)}`);
+    counters.covers_checked++;
     this.actedOn = view.version;
     this.n++;
     const cmd = {
