@@ -1,4 +1,4 @@
-"""``airship bench pipeline|reducers|replay|gateway|memory``: the benchmarks of :mod:`services.bench`."""
+"""``airship bench pipeline|reducers|replay|gateway|fanout|memory``: the benchmarks of :mod:`services.bench`."""
 
 from __future__ import annotations
 
@@ -52,6 +52,16 @@ def add_bench(sub: SubParsers) -> None:
     gateway.add_argument("--one-client-commands", type=int, default=300,
                          help="commands of the extra one-client runs (unloaded latency; 0: none)")
     gateway.add_argument("--json", action="store_true", help="one JSON object")
+    fanout = bench.add_parser("fanout", help="one gateway holding many spectator sockets: Redis connections, memory "
+                              "per idle socket, CPU, and how fast a move reaches every watcher")
+    redis_flags(fanout)
+    fanout.add_argument("--sockets", type=int, default=20_000, help="spectator WebSockets in all")
+    fanout.add_argument("--matches", type=int, default=10_000, help="matches watched")
+    fanout.add_argument("--per-socket", type=int, default=1, help="matches each socket subscribes to")
+    fanout.add_argument("--rate", type=float, default=200.0, help="moves per second while measuring delivery")
+    fanout.add_argument("--duration", type=float, default=20.0, help="seconds of moves")
+    fanout.add_argument("--processes", type=int, default=4, help="watcher processes the sockets share")
+    fanout.add_argument("--json", action="store_true", help="one JSON object")
     memory = bench.add_parser("memory", help="Redis bytes per event and per finished match")
     redis_flags(memory)
     memory.add_argument("--game", action="append", default=None, help="a game (repeatable); all if absent")
@@ -85,6 +95,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from services.bench import memory
 
         return memory.run(settings_from(args), args.game, args.matches, args.json)
+    if args.target == "fanout":
+        import json
+
+        from services.bench.fanout import Plan, format_report, run_fanout_bench
+
+        plan = Plan(args.sockets, args.matches, args.per_socket, args.rate, args.duration, args.processes)
+        report = run_fanout_bench(_reachable(settings_from(args)), plan)
+        print(json.dumps(report) if args.json else format_report(report))
+        return 0
     if args.target == "gateway":
         from services.bench.gateway.run import run_gateway_bench
 

@@ -44,7 +44,8 @@ def serve(settings: Settings, host: str, port: int) -> None:
                             ws_max_size=max(settings.gateway_max_body * 4, 1 << 20),
                             timeout_graceful_shutdown=GRACEFUL_S, proxy_headers=bool(settings.gateway_trust_proxy),
                             server_header=False,
-                            ws_per_message_deflate=False)  # messages are a few hundred bytes: compressing costs more
+                            ws_per_message_deflate=False,  # messages are a few hundred bytes: compressing costs more
+                            ws="websockets-sansio")  # ~8 KB less per socket than uvicorn's legacy websockets protocol
     server = GatewayServer(config, app)
 
     def after_uvicorn(signum: int, frame: FrameType | None) -> None:
