@@ -34,6 +34,21 @@ GATEWAY_COMMANDS = Counter("airship_gateway_commands_total", "Commands published
 GATEWAY_AUTH_FAILURES = Counter("airship_gateway_auth_failures_total", "Requests with a wrong seat token")
 GATEWAY_RATE_LIMITED = Counter("airship_gateway_rate_limited_total", "Requests refused by a rate limit")
 GATEWAY_SOCKETS = Gauge("airship_gateway_websockets", "Open WebSocket connections")
+GATEWAY_SOCKETS_REFUSED = Counter("airship_gateway_websockets_refused_total",
+                                  "WebSockets closed with 1013 at once: the process holds AIRSHIP_GATEWAY_MAX_SOCKETS")
+GATEWAY_CONNECTIONS = Gauge("airship_gateway_connections", "Open client connections (HTTP and WebSocket)")
+GATEWAY_CONNECTIONS_REFUSED = Counter(
+    "airship_gateway_connections_refused_total",
+    "Connections closed on arrival, by reason (address: the client address's cap; capacity: the process's cap)",
+    ["reason"])
+GATEWAY_CONNECTIONS_TIMED_OUT = Counter(
+    "airship_gateway_connections_timed_out_total",
+    "Connections closed by a timeout, by kind (header: request head incomplete; idle: keep-alive idle; "
+    "websocket: a WebSocket without a subscription)", ["kind"])
+for _reason in ("address", "capacity"):
+    GATEWAY_CONNECTIONS_REFUSED.labels(_reason)
+for _kind in ("header", "idle", "websocket"):
+    GATEWAY_CONNECTIONS_TIMED_OUT.labels(_kind)
 ARENA_TICKETS = Counter("airship_arena_tickets_total", "Tickets queued in the arena, by game", ["game"])
 ARENA_MATCHES = Counter("airship_arena_matches_total", "Rated matches the arena created for paired tickets, by game",
                         ["game"])

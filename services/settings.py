@@ -33,6 +33,16 @@
 ``AIRSHIP_GATEWAY_TRUST_PROXY`` gateway: 1 to take the client address from X-Forwarded-For
 ``AIRSHIP_GATEWAY_BOT_FLAG_RPS`` gateway: requests per second per client address giving seats to bots (bursts of
                                20 s worth)
+``AIRSHIP_GATEWAY_MAX_CONNECTIONS`` gateway: open connections (HTTP and WebSocket) per process; more are closed on
+                               arrival (0: the file-descriptor limit less a tenth, at least 64, of headroom)
+``AIRSHIP_GATEWAY_ADDR_CONNECTIONS`` gateway: open connections per client address (an IPv6 address: per /64); more
+                               are closed on arrival (0: max(64, file-descriptor limit / 16))
+``AIRSHIP_GATEWAY_HEADER_TIMEOUT_S`` gateway: a connection's request head (line and headers) must be complete this
+                               long after it opened or its first byte came; else the connection is closed
+``AIRSHIP_GATEWAY_IDLE_TIMEOUT_S`` gateway: a keep-alive connection idle this long after a response is closed
+``AIRSHIP_GATEWAY_MAX_SOCKETS`` gateway: open WebSockets per process; more are closed with 1013 (try again later)
+``AIRSHIP_GATEWAY_WS_IDLE_S``  gateway: a WebSocket without a subscription this long is closed (1000)
+``AIRSHIP_GATEWAY_WS_PING_S``  gateway: WebSocket ping interval; a peer whose pong is this late is dropped (0: none)
 ``AIRSHIP_ARCHIVE_DIR``        archive of finished matches (archiver writes, gateway reads; empty: none)
 ``AIRSHIP_ARCHIVE_GRACE_S``    archiver: a finished match stays in Redis this long before it is archived
 ``AIRSHIP_ARCHIVE_EVERY_S``    archiver: seconds between two passes over the finished matches
@@ -96,6 +106,13 @@ _ENV = {
     "gateway_socket_rps": "AIRSHIP_GATEWAY_SOCKET_RPS",
     "gateway_trust_proxy": "AIRSHIP_GATEWAY_TRUST_PROXY",
     "gateway_bot_flag_rps": "AIRSHIP_GATEWAY_BOT_FLAG_RPS",
+    "gateway_max_connections": "AIRSHIP_GATEWAY_MAX_CONNECTIONS",
+    "gateway_addr_connections": "AIRSHIP_GATEWAY_ADDR_CONNECTIONS",
+    "gateway_header_timeout_s": "AIRSHIP_GATEWAY_HEADER_TIMEOUT_S",
+    "gateway_idle_timeout_s": "AIRSHIP_GATEWAY_IDLE_TIMEOUT_S",
+    "gateway_max_sockets": "AIRSHIP_GATEWAY_MAX_SOCKETS",
+    "gateway_ws_idle_s": "AIRSHIP_GATEWAY_WS_IDLE_S",
+    "gateway_ws_ping_s": "AIRSHIP_GATEWAY_WS_PING_S",
     "archive_dir": "AIRSHIP_ARCHIVE_DIR",
     "archive_grace_s": "AIRSHIP_ARCHIVE_GRACE_S",
     "archive_every_s": "AIRSHIP_ARCHIVE_EVERY_S",
@@ -151,6 +168,13 @@ class Settings:
     gateway_socket_rps: float = 50.0
     gateway_trust_proxy: int = 0
     gateway_bot_flag_rps: float = 0.5
+    gateway_max_connections: int = 0  # 0: from RLIMIT_NOFILE (services.gateway.conns.connection_limits)
+    gateway_addr_connections: int = 0  # 0: from RLIMIT_NOFILE
+    gateway_header_timeout_s: float = 10.0
+    gateway_idle_timeout_s: int = 5  # uvicorn's keep-alive timeout (whole seconds, as uvicorn takes it)
+    gateway_max_sockets: int = 20_000
+    gateway_ws_idle_s: float = 60.0
+    gateway_ws_ping_s: float = 20.0
     archive_dir: str = ""
     archive_grace_s: float = 86_400.0
     archive_every_s: float = 60.0

@@ -123,6 +123,7 @@ class State:
         self.per_token = RateLimiter(settings.gateway_token_rps, int(settings.gateway_token_rps * burst_s))
         self.per_addr = RateLimiter(settings.gateway_addr_rps, int(settings.gateway_addr_rps * burst_s))
         self.sockets = SocketCounter(settings.gateway_sockets)
+        self.open_sockets = 0  # WebSockets admitted under AIRSHIP_GATEWAY_MAX_SOCKETS (services.gateway.ws)
 
     def address(self, request_headers: Any, client: Any) -> str:
         if self.settings.gateway_trust_proxy:

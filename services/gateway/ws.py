@@ -1,13 +1,18 @@
 """The gateway's WebSocket (docs/gateway.md): subscribe to a seat's or the public view (and events),
 send commands, get the seat's own results. One writer task per socket keeps the messages in order; one
 forwarder task per subscription turns its match hub's notices into messages. When the gateway shuts down,
-every socket is closed with 1001 (going away) once the messages queued for it are sent."""
+every socket is closed with 1001 (going away) once the messages queued for it are sent.
+
+A process holds at most ``AIRSHIP_GATEWAY_MAX_SOCKETS`` WebSockets: past it a new one is accepted and closed at
+once with 1013 (try again later). A socket that holds no subscription for ``AIRSHIP_GATEWAY_WS_IDLE_S`` is
+closed with 1000: every use of a socket (views, events, commands) needs one."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import itertools
+import time
 from typing import Any
 
 import msgpack
@@ -32,6 +37,7 @@ from schemas.gateway import (
     view_fields,
 )
 from services import metrics
+from services.gateway.conns import Throttled
 from services.gateway.hub import ANY_KEY, Closing, Update
 from services.gateway.limits import RateLimiter
 from services.gateway.service import Seat, for_client
@@ -44,6 +50,9 @@ KINDS: dict[str, type[BaseModel]] = {"subscribe": Subscribe, "command": WsComman
 _ids = itertools.count()
 GOING_AWAY = 1001
 SHUTTING_DOWN = "the gateway is shutting down; connect again"
+TRY_AGAIN_LATER = 1013
+AT_CAPACITY = "the gateway holds all the sockets it can; try again later"
+_refusals = Throttled()
 
 
 class Subscription:
@@ -66,17 +75,23 @@ class Session:
         rps = st.settings.gateway_socket_rps
         self.rate = RateLimiter(rps, int(rps * 4))
         self.id = str(next(_ids))
+        self.bare_since: float | None = None  # since when the socket holds no subscription (set once accepted)
+        self.idle_timer: asyncio.TimerHandle | None = None
 
     async def run(self) -> None:
         await self.ws.accept()
         metrics.GATEWAY_SOCKETS.inc()
         writer = asyncio.create_task(self._write())
         self.st.sessions.add(self)
+        self.bare_since = time.monotonic()
+        self._watch_idle()
         try:
             await self._read()
         except WebSocketDisconnect:
             pass
         finally:
+            if self.idle_timer is not None:
+                self.idle_timer.cancel()
             self.st.sessions.discard(self)
             await self._close(writer)
             metrics.GATEWAY_SOCKETS.dec()
@@ -89,6 +104,20 @@ class Session:
             self._spawn(self.ws.close(code=GOING_AWAY, reason=SHUTTING_DOWN))
         else:
             self.outbox.put_nowait(None)  # the writer's last message: close
+
+    def _watch_idle(self) -> None:
+        """Close the socket once it has held no subscription for ``AIRSHIP_GATEWAY_WS_IDLE_S``; else look again
+        when that could first be true."""
+        idle_s = self.st.settings.gateway_ws_idle_s
+        wait_s = idle_s
+        if self.bare_since is not None:
+            wait_s = self.bare_since + idle_s - time.monotonic()
+            if wait_s <= 0:
+                self.idle_timer = None
+                metrics.GATEWAY_CONNECTIONS_TIMED_OUT.labels("websocket").inc()
+                self._spawn(self.ws.close(code=1000, reason=f"no subscription for {idle_s:g} s"))
+                return
+        self.idle_timer = asyncio.get_running_loop().call_later(wait_s, self._watch_idle)
 
     # -- in ----------------------------------------------------------------------------------------
     async def _read(self) -> None:
@@ -141,6 +170,7 @@ class Session:
             return
         sub = Subscription(msg.match_id, seat)
         self.subs[msg.match_id] = sub
+        self.bare_since = None
         hub = await self.gateway.hubs.get(msg.match_id)
         listener = hub.add_listener()
         ready = asyncio.Event()
@@ -151,6 +181,8 @@ class Session:
         sub = self.subs.pop(match_id, None)
         if sub is None:
             return
+        if not self.subs:
+            self.bare_since = time.monotonic()
         if sub.task is not None:
             sub.task.cancel()
         if sub.seat is not None:
@@ -295,4 +327,24 @@ def add_websocket(app: FastAPI) -> None:
         if st.stopping:
             await ws.close(code=GOING_AWAY, reason=SHUTTING_DOWN)
             return
-        await Session(ws, st).run()
+        if st.open_sockets >= st.settings.gateway_max_sockets:
+            await _refuse_at_capacity(ws, st)
+            return
+        st.open_sockets += 1  # counted before the first await: concurrent handshakes cannot all pass
+        try:
+            await Session(ws, st).run()
+        finally:
+            st.open_sockets -= 1
+
+
+async def _refuse_at_capacity(ws: WebSocket, st: Any) -> None:
+    """Accept and close at once with 1013, counted (and logged, throttled): a close code a client can act on,
+    where refusing the handshake would only say 403."""
+    metrics.GATEWAY_SOCKETS_REFUSED.inc()
+    refused = _refusals.count("capacity")
+    if refused is not None:
+        log.warning("websockets refused", refused=refused, open=st.open_sockets,
+                    max_sockets=st.settings.gateway_max_sockets)
+    with contextlib.suppress(Exception):  # the client may be gone already
+        await ws.accept()
+        await ws.close(code=TRY_AGAIN_LATER, reason=AT_CAPACITY)

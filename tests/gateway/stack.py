@@ -28,9 +28,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def spawn_gateway(settings: Settings, port: int, **env: str) -> subprocess.Popen[bytes]:
+def spawn_gateway(settings: Settings, port: int, nofile: int | None = None, **env: str) -> subprocess.Popen[bytes]:
     return launch.spawn_gateway(settings, port, {"AIRSHIP_GAME_MODULES": GAME_MODULES,
-                                                 "AIRSHIP_BLOCK_MS": str(settings.block_ms), **env})
+                                                 "AIRSHIP_BLOCK_MS": str(settings.block_ms), **env}, nofile=nofile)
 
 
 @dataclass
@@ -45,13 +45,14 @@ class GatewayStack:
 
 
 @contextlib.contextmanager
-def running_stack(settings: Settings, **gateway_env: str) -> Iterator[GatewayStack]:
-    """Worker, projector and gateway processes on ``settings``' prefix, stopped (and the keys deleted) after."""
+def running_stack(settings: Settings, nofile: int | None = None, **gateway_env: str) -> Iterator[GatewayStack]:
+    """Worker, projector and gateway processes on ``settings``' prefix, stopped (and the keys deleted) after
+    (``nofile``: the gateway's file-descriptor limit)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     stack = GatewayStack(settings, url)
     stack.procs = [spawn(settings, "worker"), spawn(settings, "projector"),
-                   spawn_gateway(settings, port, **gateway_env)]
+                   spawn_gateway(settings, port, nofile, **gateway_env)]
     try:
         wait_ready(url, stack.procs[-1])
         yield stack

@@ -122,7 +122,8 @@ def _env() -> dict[str, str]:
 
 def start_gateway(settings: Settings, port: int) -> subprocess.Popen[bytes]:
     env = {**_env(), "AIRSHIP_GATEWAY_TOKEN_RPS": LIFTED_RPS, "AIRSHIP_GATEWAY_ADDR_RPS": LIFTED_RPS,
-           "AIRSHIP_GATEWAY_SOCKET_RPS": LIFTED_RPS}
+           "AIRSHIP_GATEWAY_SOCKET_RPS": LIFTED_RPS,
+           "AIRSHIP_GATEWAY_ADDR_CONNECTIONS": LIFTED_RPS}  # every client is on 127.0.0.1: the process cap stays
     return spawn_gateway(settings, port, env)
 
 
