@@ -79,7 +79,10 @@ class CommandResult(Envelope):
     status: Literal["accepted", "rejected"]
     version: int = Field(ge=0, description="The match version after the command (accepted) or as seen (rejected).")
     events: int = Field(default=0, ge=0, description="How many events the command appended.")
-    code: str | None = Field(default=None, description="Stable rejection code, e.g. 'not_your_turn'.")
+    code: str | None = Field(
+        default=None, description="Stable rejection code: 'not_your_turn', 'illegal_move', 'bad_command', 'game_over', "
+        "'conflict' (the match is past the expected_version sent), 'future_version' (the match has not reached it), "
+        "'failed' (the command failed repeatedly); docs/gateway.md.")
     reason: str | None = Field(default=None, description="Why it was rejected, for people.")
 
 
@@ -111,9 +114,11 @@ class ViewContract(Envelope):
 
     match_id: str
     key: str = Field(description="'public' or the seat number as text")
-    version: int = Field(description="The match version this view reflects.")
+    version: int = Field(description="The match version this view reflects (its last event's). 0 while the match "
+                         "waits for players: the gateway then serves the set-up with nobody to act and nothing legal.")
     view: dict[str, Any] = Field(description="The game's own view (its JSON Schema: schemas/json/<game>/view).")
-    to_act: list[int] = Field(default_factory=list, description="The seats with a decision to make now.")
+    to_act: list[int] = Field(default_factory=list, description="The seats with a decision to make now (none "
+                              "while the match waits for players).")
     finished: bool = Field(default=False, description="The match is over; no command is accepted.")
     outcome: dict[str, Any] | None = Field(
         default=None, description="Once finished: {'scores': [...], 'winners': [...], 'detail': {...}}.")

@@ -20,6 +20,14 @@ class Wire(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class Request(Wire):
+    """A request body or a WebSocket message from a client: validated strictly, as command bodies are
+    (``schemas.game_schemas.CommandBody``): a value of the wrong JSON type is refused, never converted
+    ("1" is no integer, "yes" and 1 are no booleans, 2.0 is no seat number); unknown fields are refused."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
 # -- HTTP --------------------------------------------------------------------------------------------
 class Problem(Wire):
     """An error (RFC 9457 problem details, ``application/problem+json``)."""
@@ -50,7 +58,10 @@ class GameList(Wire):
     games: list[GameInfo]
 
 
-class CreateMatch(Wire):
+class CreateMatch(Request):
+    """A new match (POST /matches). Its options are checked against the game's options model, as strictly:
+    a bad one is a 422 bad_options whose field names it (body.options.<name>)."""
+
     game: str = Field(max_length=40)
     seats: int = Field(ge=1, le=16)
     options: dict[str, Any] = Field(default_factory=dict)
@@ -110,7 +121,7 @@ def abandon_waiting_for(seats: int, to_act: list[int], votes: set[int], idle_s: 
     return sorted(needed - votes)
 
 
-class JoinSeat(Wire):
+class JoinSeat(Request):
     seat: int | None = Field(default=None, ge=0, le=15, description="The seat to take; the first free one if absent.")
 
 
@@ -120,7 +131,7 @@ class SeatToken(Wire):
     token: str = Field(description="Send as 'Authorization: Bearer <token>'. Shown once; keep it secret.")
 
 
-class SendCommand(Wire):
+class SendCommand(Request):
     idempotency_key: str = Field(pattern=IDEMPOTENCY_KEY,
                                  description="Chosen by the client, scoped to its seat; re-sending it is safe.")
     type: str = Field(pattern=COMMAND_TYPE, description="The game's command type, e.g. 'bid' (schemas/json/<game>/"
@@ -160,7 +171,7 @@ class LogAnswer(Wire):
 BotKind = Literal["random", "heuristic", "ismcts"]
 
 
-class FlagBots(Wire):
+class FlagBots(Request):
     seats: list[int] | None = Field(default=None, max_length=16,
                                     description="The free seats to give to bots; every free seat if absent.")
     bot: BotKind = Field(default="heuristic", description="Their strength: random, heuristic or ismcts.")
@@ -214,7 +225,7 @@ class Health(Wire):
 
 
 # -- WebSocket ---------------------------------------------------------------------------------------
-class ClientMessage(Wire):
+class ClientMessage(Request):
     cid: str | None = Field(default=None, max_length=64, description="Correlation id, echoed by the answer.")
 
 
@@ -222,8 +233,12 @@ class Subscribe(ClientMessage):
     kind: Literal["subscribe"]
     match_id: str = Field(pattern=MATCH_ID)
     token: str | None = Field(default=None, max_length=64, description="A seat token; absent to spectate.")
-    after_version: int = Field(default=0, ge=0, le=2**62)
-    events: bool = Field(default=False, description="Also receive every event after after_version, as seen.")
+    after_version: int = Field(default=0, ge=0, le=2**62, description="The version of the last `view` received "
+                               "(0: none, or only one of a match waiting for players): views newer than it follow.")
+    events: bool = Field(default=False, description="Also receive every event after events_after_version, as seen.")
+    events_after_version: int | None = Field(
+        default=None, ge=0, le=2**62, description="With events: the version of the last `event` received (default: "
+        "after_version): events continue after it, without gap or repeat, however far it is from after_version.")
 
 
 class WsCommand(ClientMessage):

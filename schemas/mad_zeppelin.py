@@ -78,7 +78,7 @@ DIE = "Die index 0, 1 or 2."
 class Options(BaseModel):
     """Match options of Mad Zeppelin."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # no coercion: "yes" is no boolean
 
     mode: Mode = Field(default="run", description="run: first to 20 points; long_haul: first to 30 points.")
 

@@ -103,7 +103,7 @@ MAX_CONVERT: Final = 1000
 class Options(BaseModel):
     """Match options of Modern World."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # no coercion: "yes" is no boolean
 
     national_identity: bool = Field(
         False,

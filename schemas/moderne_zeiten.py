@@ -53,7 +53,7 @@ CARDS_DOC = "Cards by industry, e.g. {\"aviation\": 2, \"telecom\": 1}; industri
 class Options(BaseModel):
     """Match options: each is a choice the rules file marks *(option)*."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # no coercion: "yes" is no boolean
 
     forced_move: bool = Field(
         True, description="Moving the Zeppelin is compulsory when possible (off: a player may stay)."

@@ -13,7 +13,13 @@ class _Wire(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class RegisterPlayer(_Wire):
+class _Request(_Wire):
+    """A request body: validated strictly, as ``schemas.gateway.Request`` (no value converted to another type)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class RegisterPlayer(_Request):
     name: str = Field(pattern=NAME_PATTERN, description="2 to 32 letters, digits, '_' or '-', a letter first; unique.")
 
 
@@ -22,7 +28,7 @@ class PlayerKey(_Wire):
     api_key: str = Field(description="Send as 'X-Airship-Key: <key>' when joining a seat. Shown once; keep it secret.")
 
 
-class CreateRatedMatch(_Wire):
+class CreateRatedMatch(_Request):
     players: list[str] = Field(min_length=2, max_length=16,
                                description="Seat i is reserved for players[i]: joined only with that player's key.")
     options: dict[str, Any] = Field(default_factory=dict)
@@ -63,7 +69,7 @@ class PlayerHistory(_Wire):
     history: list[HistoryEntry]
 
 
-class ArenaQueue(_Wire):
+class ArenaQueue(_Request):
     seats: list[int] | None = Field(
         default=None, min_length=1, max_length=16,
         description="The seat counts you accept, in order of preference (default: every count the game takes, "

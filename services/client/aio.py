@@ -198,7 +198,8 @@ class AsyncGatewayClient:
 
     async def subscribe(self, match_id: str, key: str | int = "public", after_version: int = 0,
                         timeout_s: float | None = None, token: str | None = None) -> AsyncIterator[ViewRecord]:
-        """Every new version of a view after ``after_version``, in order, each once, pushed over a WebSocket;
+        """Every new version of a view after ``after_version``, in order, each once, pushed over a WebSocket
+        (one per command, at its last version: versions may skip; none while the match waits for players);
         stops after yielding the final view. A broken connection is resumed (up to ``reconnects`` times in a
         row) after the last version yielded; ``Timeout`` when nothing came within ``timeout_s``; the
         gateway's refusals (unknown match, wrong token) raise as over HTTP."""

@@ -232,8 +232,10 @@ class GatewayClient:
 
     def subscribe(self, match_id: str, key: str | int = "public", after_version: int = 0,
                   timeout_s: float | None = None, token: str | None = None) -> Iterator[ViewRecord]:
-        """Every new version of a view after ``after_version``, in order, each once (long-polled); stops
-        after yielding the final view, or raises ``Timeout`` when nothing came within ``timeout_s``."""
+        """Every new version of a view after ``after_version``, in order, each once (long-polled): one per
+        command, at its last version, so versions may skip (docs/gateway.md); none while the match waits for
+        players (its records have version 0). Stops after yielding the final view, or raises ``Timeout`` when
+        nothing came within ``timeout_s``."""
         seen = after_version
         while True:
             record = self.wait_view(match_id, key, seen + 1, timeout_s if timeout_s is not None else 3600.0, token)

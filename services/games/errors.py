@@ -57,3 +57,18 @@ class StaleVersion(Rejected):
     """The command named an ``expected_version`` the match has moved past: decide again on the new view."""
 
     code = "conflict"
+
+
+class FutureVersion(Rejected):
+    """The command named an ``expected_version`` the match has not reached: the client counts versions wrongly
+    (it never saw a view at that version), so deciding again on a newer view will not help by itself."""
+
+    code = "future_version"
+
+
+def version_mismatch(version: int, expected: int) -> Rejected:
+    """The rejection of a command expecting ``expected`` when the match is at ``version`` (they differ):
+    :class:`StaleVersion` when the match is past it, :class:`FutureVersion` when it has not got there."""
+    if expected < version:
+        return StaleVersion(f"the match is at version {version}, past expected_version {expected}")
+    return FutureVersion(f"the match is at version {version}; expected_version {expected} has not happened")

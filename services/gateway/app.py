@@ -53,7 +53,7 @@ from services.gateway.hub import Hubs
 from services.gateway.limits import RateLimiter, SocketCounter
 from services.gateway.service import Gateway, Seat, scoped_id, summary
 from services.gateway.store import GatewayStore, connect_async
-from services.gateway.wire import Refused, encode, problem_response, read_body
+from services.gateway.wire import Refused, check_options, encode, problem_response, read_body
 from services.logs import error_text, get_logger
 from services.settings import Settings
 
@@ -291,6 +291,7 @@ def _routes(app: FastAPI) -> None:
         game = get_game(body.game)
         if not game.min_seats <= body.seats <= game.max_seats:
             raise Refused(422, "bad_options", f"{body.game} takes {game.min_seats} to {game.max_seats} seats")
+        check_options(game.Options, game.title, body.options)
         try:
             meta = await st.store.create_match(body.game, body.seats, body.options, body.reveal_log)
         except ValidationError as e:  # a game whose set-up let its options model's error through

@@ -26,7 +26,7 @@ from services.gateway.wire import Refused, encode, read_body
 from services.logs import get_logger
 from services.pipeline.auth import hash_credential
 from services.ratings import arena
-from services.ratings.players import API_KEY_HEADER, claim_keys, claim_player_seat_script
+from services.ratings.players import API_KEY_HEADER, claim_args, claim_keys, claim_player_seat_script
 
 log = get_logger("gateway")
 Game = Annotated[str, PathParam(max_length=40)]
@@ -80,7 +80,8 @@ async def _collect(st: State, game: str, player: str, api_key: str, matched: are
     token = arena.seat_token(api_key, match_id, matched.seat)
     hashed = hash_credential(token)
     script = st.redis.register_script(claim_player_seat_script())
-    reply = await script(keys=claim_keys(k, match_id), args=[matched.seat, hashed, player, match_id])
+    reply = await script(keys=claim_keys(k, match_id),
+                         args=claim_args(matched.seat, hashed, player, match_id, st.settings.updates_maxlen))
     if reply == -1:
         raise Refused(409, "conflict", f"seat {matched.seat} of {match_id} is reserved for another player")
     if not reply or reply == -2:  # taken: by this very token (a repeated poll), or by a join with the key

@@ -37,7 +37,7 @@ from services.games.rng import derive_rng
 from services.gateway.app import State, body_of, limited, problems
 from services.gateway.limits import RateLimiter
 from services.gateway.service import summary
-from services.gateway.wire import Refused, encode, read_body
+from services.gateway.wire import Refused, check_options, encode, read_body
 from services.logs import get_logger
 from services.pipeline.auth import hash_credential, new_token
 from services.pipeline.redis_backend import _meta_fields
@@ -45,6 +45,7 @@ from services.pipeline.states import to_envelope
 from services.ratings.players import (
     API_KEY_HEADER,
     REGISTER,
+    claim_args,
     claim_keys,
     claim_player_seat_script,
     key_hash,
@@ -92,7 +93,8 @@ async def join_seat(st: State, request: Request, match_id: str, seat: int | None
     for candidate in candidates:
         token = new_token(candidate)
         reply = await script(keys=claim_keys(st.settings.keys, match_id),
-                             args=[candidate, hash_credential(token), player, match_id])
+                             args=claim_args(candidate, hash_credential(token), player, match_id,
+                                             st.settings.updates_maxlen))
         if reply == -1:
             raise Refused(403, "forbidden", f"seat {candidate} is reserved for another player")
         if reply == -2:
@@ -148,6 +150,7 @@ def add_player_routes(app: FastAPI) -> None:
         impl = get_game(game)
         if not impl.min_seats <= len(body.players) <= impl.max_seats:
             raise Refused(422, "bad_options", f"{game} takes {impl.min_seats} to {impl.max_seats} seats")
+        check_options(impl.Options, impl.title, body.options)
         known = await st.redis.hmget(st.settings.keys.players("names"), body.players)
         unknown = [p for p, v in zip(body.players, known, strict=True) if v is None]
         if unknown:

@@ -63,6 +63,13 @@ def _current_votes(meta: MatchMeta, version: int) -> dict[int, int]:
     return {s: ms for s, (v, ms) in votes.items() if v == version}
 
 
+def preview(record: ViewRecord) -> ViewRecord:
+    """A view record as it is served while its match waits for players: version 0 (nothing a seat can act on
+    has happened; a client resuming from it waits for the match to begin), nobody to act, nothing legal. The
+    game's ``view`` is left as set up (the deal, and who will act first)."""
+    return record.model_copy(update={"version": 0, "to_act": [], "legal": []})
+
+
 def summary(meta: MatchMeta, version: int) -> MatchSummary:
     free = [s for s in range(meta.seats) if s not in meta.credential_hashes]
     return MatchSummary(match_id=meta.match_id, game=meta.game, seats=meta.seats, seats_free=free,
@@ -262,16 +269,31 @@ class Gateway:
         return for_client(result, seat.seat) if result is not None else None
 
     # -- views -----------------------------------------------------------------------------------
+    async def served(self, match_id: str, record: ViewRecord | None) -> ViewRecord | None:
+        """``record`` as clients get it, over HTTP, long polls and the WebSocket alike: its :func:`preview`
+        while the match waits for players. The match begins when its last seat is taken, which writes no event
+        but announces every view of the match (claim_seat.lua): waiters look again and get the record itself."""
+        if record is None or record.version == 0 or record.finished:
+            return record
+        return preview(record) if await self.waiting_for_players(match_id) else record
+
+    async def waiting_for_players(self, match_id: str) -> bool:
+        """Whether the match is open. A cached 'open' is read again (the last seat may have been taken a moment
+        ago, by any gateway); 'running' and 'finished' never turn back."""
+        if (await self.meta(match_id)).status != "open":
+            return False
+        return (await self.meta(match_id, fresh=True)).status == "open"
+
     async def view(self, match_id: str, key: str, after_version: int | None, wait_s: float) -> ViewRecord | None:
-        """The view record of ``key``; with ``after_version``, one newer than it, waiting up to ``wait_s``
-        (None: none came; the wait ends early when the gateway shuts down)."""
+        """The view record of ``key`` as served (:meth:`served`); with ``after_version``, one newer than it,
+        waiting up to ``wait_s`` (None: none came; the wait ends early when the gateway shuts down)."""
         await self.meta(match_id)
         if after_version is None or wait_s <= 0:
-            record = await self.store.view(match_id, key)
+            record = await self.served(match_id, await self.store.view(match_id, key))
             return record if after_version is None or (record and record.version > after_version) else None
         hub = await self.hubs.get(match_id)
         async with hub.listen() as listener:
-            record = await hub.record(key)
+            record = await self.served(match_id, await hub.record(key))
             deadline = asyncio.get_running_loop().time() + min(wait_s, MAX_WAIT_S)
             while record is None or record.version <= after_version:
                 left = deadline - asyncio.get_running_loop().time()
@@ -282,10 +304,10 @@ class Gateway:
                 except TimeoutError:
                     return None
                 if isinstance(notice, Closing):  # shutting down: answer with what there is now
-                    record = await self.store.view(match_id, key)
+                    record = await self.served(match_id, await self.store.view(match_id, key))
                     return record if record is not None and record.version > after_version else None
                 if isinstance(notice, Update) and notice.key in (key, ANY_KEY):
-                    record = await hub.record(key)
+                    record = await self.served(match_id, await hub.record(key))
             return record
 
     # -- logs ------------------------------------------------------------------------------------

@@ -133,13 +133,15 @@ class GatewayStore:
                               f"/matches?status=open) or try again later")
 
     async def join(self, match_id: str, seat: int | None, seats: int, taken: Sequence[int]) -> tuple[int, str] | None:
-        """Take ``seat`` (or the first free one): (seat, token), or None when none could be taken."""
+        """Take ``seat`` (or the first free one): (seat, token), or None when none could be taken. The claim that
+        fills the match announces its views (claim_seat.lua): their waiters look again and find it running."""
         candidates = [seat] if seat is not None else [s for s in range(seats) if s not in taken]
         k = self.keys
         keys = [k.meta(match_id), *(k.match_matches(match_id, s) for s in STATUSES)]
         for candidate in candidates:
             token = new_token(candidate)
-            if await self._claim_seat(keys=keys, args=[candidate, hash_credential(token)]):
+            if await self._claim_seat(keys=keys, args=[candidate, hash_credential(token),
+                                                       self.settings.updates_maxlen]):
                 return candidate, token
         return None
 

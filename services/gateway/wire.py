@@ -121,6 +121,20 @@ def validate(model: type[M], obj: Any, where: str = "body") -> M:
         raise Refused(400, "bad_request", f"{field}: {first['msg']}", field) from None
 
 
+def check_options(model: type[BaseModel], title: str, options: dict[str, Any], where: str = "body.options") -> None:
+    """Match options as a client sent them, checked against the game's options model strictly, with JSON's
+    types (whatever that model's own configuration): a value of another type is refused, never converted, and
+    so is an unknown option: :class:`Refused` (422 ``bad_options``) naming the option (``body.options.x``)."""
+    try:
+        model.model_validate_json(json.dumps(options), strict=True)
+    except ValidationError as e:
+        first = e.errors(include_url=False, include_input=False, include_context=False)[0]
+        name = ".".join(str(p) for p in first["loc"])
+        message = "unknown option" if first["type"] == "extra_forbidden" else first["msg"]
+        field = f"{where}.{name}" if name else where
+        raise Refused(422, "bad_options", f"bad options for {title}: {field}: {message}", field) from None
+
+
 async def read_body(request: Request, model: type[M], max_bytes: int) -> M:
     """The request body as ``model``: 413 past ``max_bytes`` (read no further), 400 when malformed."""
     declared = request.headers.get("content-length")

@@ -219,7 +219,8 @@ class Session:
                        ready: asyncio.Event) -> None:
         seat = sub.seat.seat if sub.seat is not None else None
         key = "public" if seat is None else str(seat)
-        sent = events_sent = msg.after_version
+        sent = msg.after_version  # the last view the client has
+        events_sent = msg.after_version if msg.events_after_version is None else msg.events_after_version  # event
         try:
             async with hub.listen(listener):
                 version = await self.gateway.store.version(msg.match_id)
@@ -228,14 +229,17 @@ class Session:
                 notice: Any = Update(key, 0)
                 backoff = Backoff(0.2, 2.0)
                 while True:
-                    fresh = isinstance(notice, Update) and (notice.version == 0 or notice.version > sent)
+                    behind = min(sent, events_sent) if msg.events else sent
+                    fresh = isinstance(notice, Update) and (notice.version == 0 or notice.version > behind)
                     if fresh and notice.key in (key, ANY_KEY):
                         try:
-                            record = await hub.record(key)
+                            # as served: a match waiting for players gives version 0, so nothing is sent until it
+                            # begins
+                            record = await self.gateway.served(msg.match_id, await hub.record(key))
+                            if record is not None and msg.events and record.version > events_sent:
+                                events_sent = await self._events(msg.match_id, game, seat, events_sent,
+                                                                 record.version)
                             if record is not None and record.version > sent:
-                                if msg.events:
-                                    events_sent = await self._events(msg.match_id, game, seat, events_sent,
-                                                                     record.version)
                                 self.send(ViewMessage.model_construct(**view_fields(record)))
                                 sent = record.version
                             backoff.reset()

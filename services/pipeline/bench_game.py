@@ -23,7 +23,7 @@ from services.games.fields import int_field
 
 
 class TallyOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     max_total: int = 1_000_000_000
 
 

@@ -170,7 +170,8 @@ class RedisStore:
 
     def claim_seat(self, match_id: str, seat: int, credential_hash: str) -> MatchMeta | None:
         keys = [self._keys.meta(match_id), *(self._keys.match_matches(match_id, s) for s in STATUSES)]
-        flat = self._claim_seat(keys=keys, args=[seat, credential_hash])
+        # with the updates maxlen: the claim that fills the match announces its views (gateways wait on them)
+        flat = self._claim_seat(keys=keys, args=[seat, credential_hash, self._settings.updates_maxlen])
         return _meta_from(dict(zip(flat[::2], flat[1::2], strict=True))) if flat else None
 
     def list_matches(self, status: str | None = None, limit: int = 100) -> list[MatchMeta]:

@@ -34,7 +34,7 @@ from services import metrics
 from services.faults import fault_point
 from services.games.abandon import decide_any
 from services.games.base import Command
-from services.games.errors import BadCommand, GameOver, NotYourTurn, Rejected, StaleVersion
+from services.games.errors import BadCommand, GameOver, NotYourTurn, Rejected, version_mismatch
 from services.games.rng import derive_rng
 from services.logs import error_text, get_logger
 from services.pipeline.backoff import Backoff
@@ -247,7 +247,7 @@ class Worker:
             if game.outcome(chain.state) is not None:
                 raise GameOver("the match is over")
             if env.expected_version is not None and env.expected_version != version:
-                raise StaleVersion(f"the match is at version {version}, not {env.expected_version}")
+                raise version_mismatch(version, env.expected_version)
             events = decide_any(game, chain.state, Command(env.seat, env.type, env.body),
                                 derive_rng(meta.seed or 0, version))
             self._decide_seconds(meta.game).observe(time.perf_counter() - started)
@@ -392,7 +392,7 @@ class Worker:
                 if loaded.game.outcome(loaded.state) is not None:
                     raise GameOver("the match is over")
                 if env.expected_version is not None and env.expected_version != version:
-                    raise StaleVersion(f"the match is at version {version}, not {env.expected_version}")
+                    raise version_mismatch(version, env.expected_version)
                 command = Command(env.seat, env.type, env.body)
                 events = decide_any(loaded.game, loaded.state, command, derive_rng(meta.seed or 0, version))
             except Rejected as err:

@@ -61,23 +61,23 @@ def claim_player_seat_script() -> str:
 -- Returns the meta hash (HGETALL) when done; nil when claim_seat.lua refuses (unknown match or seat, seat
 -- taken); -1 when the seat is reserved for another player; -2 when the player already holds a seat of the match.
 -- KEYS: meta, open set, running set, finished set (as claim_seat.lua), the partition's seat-players hash
--- ARGV: seat, credential hash (as claim_seat.lua), player name, match id
+-- ARGV: seat, credential hash, updates maxlen (as claim_seat.lua), player name, match id
 local function claim()
 {claim}
 end
 local reserved = redis.call('HGET', KEYS[1], '{RESERVE}' .. ARGV[1])
-if reserved and reserved ~= ARGV[3] then
+if reserved and reserved ~= ARGV[4] then
   return -1
 end
-if redis.call('HEXISTS', KEYS[5], ARGV[4] .. '.p.' .. ARGV[3]) == 1 then
+if redis.call('HEXISTS', KEYS[5], ARGV[5] .. '.p.' .. ARGV[4]) == 1 then
   return -2
 end
 local meta = claim()
 if not meta then
   return meta
 end
-redis.call('HSET', KEYS[5], ARGV[4] .. '.' .. ARGV[1], ARGV[3], ARGV[4] .. '.p.' .. ARGV[3], ARGV[1],
-           ARGV[4] .. '.created', redis.call('HGET', KEYS[1], 'created'))
+redis.call('HSET', KEYS[5], ARGV[5] .. '.' .. ARGV[1], ARGV[4], ARGV[5] .. '.p.' .. ARGV[4], ARGV[1],
+           ARGV[5] .. '.created', redis.call('HGET', KEYS[1], 'created'))
 return meta
 """
 
@@ -86,6 +86,11 @@ def claim_keys(keys: Keys, match_id: str) -> list[str]:
     p = keys.partition(match_id)
     return [keys.meta(match_id), *(keys.matches(p, s) for s in ("open", "running", "finished")),
             keys.seat_players(p)]
+
+
+def claim_args(seat: int, credential_hash: str, player: str, match_id: str, updates_maxlen: int) -> list[Any]:
+    """The ARGV of :func:`claim_player_seat_script`, in its order."""
+    return [seat, credential_hash, updates_maxlen, player, match_id]
 
 
 def link_fields(match_id: str, seats: int) -> list[str]:

@@ -39,7 +39,8 @@ def new_match(c: httpx.Client, game: str = "nim", seats: int = 2, **extra: Any) 
 
 
 def to_act(c: httpx.Client, match_id: str) -> tuple[int, dict[str, Any]]:
-    """The seat to act and the public view (waiting for the projector's first one, on a busy machine)."""
+    """The seat to act and the public record, once projected (the projector may not have written the set-up's
+    views yet: a long poll after version 0 waits for them, the match having begun)."""
     public = c.get(f"/matches/{match_id}/views/public", params={"after_version": 0, "wait_s": 10}).json()
     return public["view"]["to_act"][0], public
 

@@ -327,7 +327,8 @@ REAL_DENIED: dict[str, list[tuple[str, ...]]] = {
                 ("XREADGROUP", "GROUP", "workers", "x", "STREAMS", "{cmds}", ">"),
                 ("XACK", "{cmds}", "workers", "0-1"), ("XRANGE", "{cmds}", "-", "+"),
                 ("HSET", "{view}", "v", "999"), ("XADD", "{results}", "*", "r", "x"), ("HSET", "{seen}", "c", "r"),
-                ("XADD", "{updates}", "*", "k", "public"), ("EXPIRE", "{log}", "1"), ("KEYS", "*"),
+                ("XTRIM", "{updates}", "MAXLEN", "0"), ("DEL", "{updates}"), ("HSET", "{updates}", "k", "v"),
+                ("EXPIRE", "{log}", "1"), ("KEYS", "*"),
                 ("CONFIG", "SET", "appendonly", "no"), ("ACL", "LIST"), ("SHUTDOWN",),
                 ("SCRIPT", "FLUSH"), ("FUNCTION", "FLUSH")],
     "projector": [("XADD", "{cmds}", "*", "e", "x"), ("XTRIM", "{cmds}", "MAXLEN", "0"), ("HSET", "{meta}", "a", "b"),
@@ -392,6 +393,7 @@ ALLOWED: dict[str, list[tuple[str, ...]]] = {
         # what the scripts run, checked against the gateway's own permissions:
         ("EXISTS", META), ("SETNX", SECRET, "42"), ("HSET", META, "a", "b"), ("HSETNX", META, "cred:0", "h"),
         ("HINCRBY", META, "joined", "1"), ("XADD", LOG, "1-0", "e", "x"), ("ZADD", RUNNING, "1", "m1"),
+        ("XADD", UPDATES, "MAXLEN", "~", "100", "*", "k", "public,0,1", "v", "3"),  # claim_seat.lua: it began
         ("XADD", FEED, "MAXLEN", "~", "100000", "*", "e", "x"), ("ZREM", MATCHES, "m1"), ("PING",),
         # players and the ladder (services/gateway/players.py): register (a script on both player hashes), a
         # key's player, the rated match's players, the join that claims and links (claim_seat.lua + the
@@ -446,7 +448,9 @@ DENIED: dict[str, list[tuple[str, ...]]] = {
                 ("XGROUP", "CREATE", CMDS, "x", "$"),
                 ("XREADGROUP", "GROUP", "workers", "x", "STREAMS", CMDS, ">"), ("XACK", CMDS, "workers", "1-0"),
                 ("XRANGE", CMDS, "-", "+"), ("XREAD", "STREAMS", CMDS, "0"), ("HSET", VIEW, "v", "1"),
-                ("XADD", UPDATES, "*", "k", "v"), ("XADD", RESULTS, "*", "r", "x"), ("HSET", SEEN, "c", "r"),
+                ("XTRIM", UPDATES, "MAXLEN", "0"), ("DEL", UPDATES), ("HSET", UPDATES, "k", "v"),
+                ("EVALSHA", SHA, "1", UPDATES),  # it may add to a match's updates stream, in a script only by name
+                ("XADD", RESULTS, "*", "r", "x"), ("HSET", SEEN, "c", "r"),
                 ("XADD", DEAD, "*", "k", "v"), ("EXPIRE", LOG, "1"), ("KEYS", "*"), ("SCAN", "0"),
                 ("XREADGROUP", "GROUP", "projectors", "x", "STREAMS", FEED, ">"),
                 ("CONFIG", "SET", "save", ""), ("ACL", "LIST"), ("SCRIPT", "FLUSH"), ("GET", "other:key"),
@@ -476,8 +480,10 @@ DENIED: dict[str, list[tuple[str, ...]]] = {
 }
 
 # Redis ACLs know commands and keys, not arguments: whoever may XADD to a stream may pass MAXLEN/MINID and
-# trim it. The gateway must XADD to the command streams (and, in create_match.lua, to logs and feeds).
+# trim it. The gateway must XADD to the command streams (and, in create_match.lua, to logs and feeds; in
+# claim_seat.lua, to a match's updates stream when it begins).
 NOT_ENFORCEABLE = [("gateway", ("XADD", CMDS, "MAXLEN", "0", "*", "e", "x")),
+                   ("gateway", ("XADD", UPDATES, "MAXLEN", "0", "*", "k", "public", "v", "1")),
                    ("gateway", ("XADD", LOG, "MINID", "999", "*", "e", "x")),
                    # nor a consumer group: whoever reads the feed in its group may read it in another's
                    ("ratings", ("XREADGROUP", "GROUP", "projectors", "x", "STREAMS", FEED, ">"))]

@@ -254,6 +254,18 @@ class BackendContract:
         assert result is not None and result.status == "rejected" and result.code == "conflict", result
         assert backend.store.version(match_id) == before
 
+    def test_a_future_expected_version_is_its_own_rejection(self, backend: Backend) -> None:
+        match_id, _ = self._running(backend)
+        before = backend.store.version(match_id)
+        ahead = CommandEnvelope(command_id="c1", match_id=match_id, seat=0, type="take", body={"n": 1},
+                                expected_version=before + 1)
+        backend.bus.publish(match_id, pack(ahead))
+        self._work(backend)
+        result = backend.store.result(match_id, "c1")
+        assert result is not None and result.status == "rejected" and result.code == "future_version", result
+        assert result.reason == f"the match is at version {before}; expected_version {before + 1} has not happened"
+        assert backend.store.version(match_id) == before
+
     def test_garbage_never_stops_the_worker(self, backend: Backend) -> None:
         match_id, _ = self._running(backend)
         for junk in [b"", b"\xc1\xff", pack(CommandEnvelope(command_id="x", match_id="nope", seat=0, type="t")),

@@ -65,7 +65,8 @@ export class Live {
     this.matchId = matchId;
     this.token = token;
     this.on = handlers;
-    this.version = 0;
+    this.version = 0; // the last view received: views resume after it
+    this.eventVersion = 0; // the last event received: events resume after it (docs/gateway.md, "Resuming")
     this.pending = new Map();
     this.cids = 0;
     this.retries = 0;
@@ -78,7 +79,8 @@ export class Live {
     const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
     const ws = this.ws = new WebSocket(url);
     ws.onopen = () => {
-      const sub = { kind: 'subscribe', cid: 'sub', match_id: this.matchId, after_version: this.version, events: true };
+      const sub = { kind: 'subscribe', cid: 'sub', match_id: this.matchId, after_version: this.version, events: true,
+        events_after_version: this.eventVersion };
       if (this.token) sub.token = this.token;
       ws.send(JSON.stringify(sub));
     };
@@ -99,7 +101,7 @@ export class Live {
     switch (msg.kind) {
       case 'subscribed': this.retries = 0; this.on.state('live', msg); break;
       case 'view': if (msg.version > this.version) { this.version = msg.version; this.on.view(msg); } break;
-      case 'event': this.on.event(msg.event); break;
+      case 'event': if (msg.event.version > this.eventVersion) { this.eventVersion = msg.event.version; this.on.event(msg.event); } break;
       case 'result': {
         const waiting = msg.cid && this.pending.get(msg.cid);
         if (waiting) { this.pending.delete(msg.cid); waiting.resolve(msg); } else this.on.result(msg);

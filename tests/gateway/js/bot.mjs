@@ -8,8 +8,9 @@
 // Every seat chooses uniformly among its `legal` commands with its own seeded generator. Along the way
 // it checks the contract's promises and counts what it did:
 //   - a reconnect mid-match: a seat's socket is killed (no close frame) right after it sent a command,
-//     then it subscribes again with after_version = the last version it received; views must never
-//     repeat a version or go back, events must continue without gap or repeat, and re-sending the lost
+//     then it subscribes again with after_version = the last view's version and events_after_version = the
+//     last event's; views must never repeat a version or go back, events must continue without gap or
+//     repeat (none is dropped or skipped by the bot: the service must resume each stream exactly), and re-sending the lost
 //     command's idempotency key must give its fate;
 //   - idempotency: a command is posted again with a key already used (over HTTP and over the socket) and
 //     the answer must equal the first result; GET /matches/{id}/commands/{key} too;
@@ -76,7 +77,6 @@ const counters = {
   views_received: 0,
   public_views_received: 0,
   events_received: 0,
-  events_deduplicated: 0, // events at or below the last one seen, after a resume (see report)
   duplicate_or_backward_views: 0,
   rate_limited: 0,
   retries_unavailable: 0,
@@ -424,7 +424,8 @@ async function postCommand(seat, cmd, { waitS } = {}) {
 }
 
 const notedCodes = new Set();
-const DOCUMENTED_CODES = ["not_your_turn", "illegal_move", "bad_command", "game_over", "conflict", "failed"];
+const DOCUMENTED_CODES = ["not_your_turn", "illegal_move", "bad_command", "game_over", "conflict", "future_version",
+  "failed"];
 
 // -- sockets -----------------------------------------------------------------------------------------
 const WS_URL = `${BASE.replace(/^http/, "ws")}/ws`;
@@ -551,10 +552,11 @@ class Seat {
     this.socket.closeQuietly();
   }
 
-  async connect(afterVersion) {
+  async connect(afterVersion, eventsAfterVersion = afterVersion) {
     await this.socket.open();
     const answer = await this.socket.request({
       kind: "subscribe", match_id: matchId, token: this.token, after_version: afterVersion, events: true,
+      events_after_version: eventsAfterVersion,
     });
     check(answer !== null, `seat ${this.seat}: socket closed before subscribed`);
     check(answer.kind === "subscribed", `seat ${this.seat}: subscribe answered ${canonical(answer)}`);
@@ -608,14 +610,6 @@ class Seat {
     check(msg.match_id === matchId && msg.event && Number.isInteger(msg.event.version),
       `seat ${this.seat}: bad event message ${canonical(msg).slice(0, 200)}`);
     const v = msg.event.version;
-    if (this.dedupe && v > this.dedupe.after && v <= this.dedupe.upTo) {
-      // Resumed from the last *view* version, which was behind the last *event* version: one
-      // after_version cannot be "the last version received" for both streams (see the report).
-      counters.events_deduplicated++;
-      if (v === this.dedupe.upTo) this.dedupe = null;
-      return;
-    }
-    this.dedupe = null;
     check(v === this.lastEventVersion + 1,
       `seat ${this.seat}: event version ${v} after ${this.lastEventVersion} (gap or repeat)`);
     check(msg.event.match_id === matchId, `seat ${this.seat}: event of another match`);
@@ -790,26 +784,18 @@ class Seat {
   /** Kill the socket (no close frame), wait a little while the match goes on, subscribe again. */
   reconnect(why) {
     if (this.reconnecting) return this.reconnecting;
-    const afterVersion = this.lastViewVersion;
-    log(`seat ${this.seat}: reconnect (${why}) after view ${afterVersion}, event ${this.lastEventVersion}`);
+    log(`seat ${this.seat}: reconnect (${why}) after view ${this.lastViewVersion}, event ${this.lastEventVersion}`);
     this.socket.kill();
     this.reconnecting = (async () => {
       await sleep(150);
-      if (this.lastEventVersion < afterVersion) {
-        // events lag the views: fetch the missing ones from the seat's log before resuming
-        const got = await http("GET", `/matches/${matchId}/log`, {
-          token: this.token, query: { after_version: this.lastEventVersion },
-        });
-        check(got.status === 200, `seat ${this.seat}: GET log while resuming: ${problem(got)}`);
-        for (const event of got.body.events) {
-          if (event.version <= afterVersion) this.onEvent({ kind: "event", match_id: matchId, event });
-        }
-      }
-      this.dedupe = this.lastEventVersion > afterVersion ? { after: afterVersion, upTo: this.lastEventVersion } : null;
-      await this.connect(afterVersion);
+      // each stream resumes from its own last version: a command's events come before its view, and the
+      // socket may have died between them (docs/gateway.md, "Resuming")
+      const afterVersion = this.lastViewVersion;
+      const eventsAfter = this.lastEventVersion;
+      await this.connect(afterVersion, eventsAfter);
       counters.reconnects++;
       this.reconnecting = null;
-      log(`seat ${this.seat}: resubscribed after_version=${afterVersion}`);
+      log(`seat ${this.seat}: resubscribed after_version=${afterVersion} events_after_version=${eventsAfter}`);
     })();
     this.reconnecting.then(() => this.maybeAct()).catch(onError);
     return this.reconnecting;
