@@ -53,9 +53,10 @@ class Subscription:
 
 
 class Session:
-    def __init__(self, ws: WebSocket, st: Any) -> None:
+    def __init__(self, ws: WebSocket, st: Any, address: str = "") -> None:
         self.ws = ws
         self.st = st
+        self.address = address  # the client's address key (its open sockets are counted under it)
         self.gateway = st.gateway
         self.binary = False
         self.outbox: asyncio.Queue[BaseModel | None] = asyncio.Queue(4096)
@@ -134,7 +135,7 @@ class Session:
         seat = await self.gateway.authenticate(msg.match_id, msg.token) if msg.token else None
         meta = await self.gateway.meta(msg.match_id)
         self._unsubscribe(msg.match_id)
-        if seat is not None and not self.st.sockets.acquire(seat.token):
+        if seat is not None and not await self.st.limits.acquire(self.st.limits.token_sockets, seat.token):
             await self.ws.close(code=1008, reason="too many open sockets for this seat token")
             return
         sub = Subscription(msg.match_id, seat)
@@ -153,7 +154,7 @@ class Session:
         if sub.task is not None:
             sub.task.cancel()
         if sub.seat is not None:
-            self.st.sockets.release(sub.seat.token)
+            self.st.limits.release(self.st.limits.token_sockets, sub.seat.token)
 
     async def _command(self, msg: WsCommand) -> None:
         sub = self.subs.get(msg.match_id)
@@ -162,7 +163,7 @@ class Session:
                                    message="subscribe to the match with a seat token before sending commands"))
             return
         try:
-            self.st.per_token.check(sub.seat.token, "seat token")
+            await self.st.limits.token(sub.seat.token)
             command = SendCommand.model_construct(idempotency_key=msg.idempotency_key, type=msg.type,
                                                   body=msg.body, expected_version=msg.expected_version)
             sub.own.add(f"{sub.seat.seat}.{msg.idempotency_key}")
@@ -278,10 +279,17 @@ def add_websocket(app: FastAPI) -> None:
     async def websocket(ws: WebSocket) -> None:
         st = ws.app.state.airship
         address = st.address(ws.headers, ws.client)
-        if st.per_addr.retry_after_s(address) > 0:
+        if not await st.limits.allowed(st.limits.address_rate, address):
             await ws.close(code=1008, reason="rate limited")
             return
         if st.stopping:
             await ws.close(code=GOING_AWAY, reason=SHUTTING_DOWN)
             return
-        await Session(ws, st).run()
+        if not await st.limits.acquire(st.limits.address_sockets, address):  # shared by every gateway
+            await ws.accept()
+            await ws.close(code=1008, reason="too many open sockets for this address")
+            return
+        try:
+            await Session(ws, st, address).run()
+        finally:
+            st.limits.release(st.limits.address_sockets, address)
