@@ -112,6 +112,8 @@ class SharedLimits:
         self._entries: dict[tuple[str, str], _Entry] = {}
         self._dirty: set[tuple[str, str]] = set()
         self._spares: set[tuple[str, str]] = set()  # entries holding a lease or a reservation
+        self._published: set[tuple[str, str]] = set()  # counts this gateway has in Redis (kept alive by heartbeats)
+        self._closed = False
         self._waiters: list[asyncio.Future[None]] = []
         self._flight: asyncio.Future[None] | None = None
         self._wake = asyncio.Event()
@@ -182,7 +184,8 @@ class SharedLimits:
         e.used = now
         if e.inflight and self._flight is not None:  # what is in flight may change the spare: wait for it
             await self._wait(self._flight)
-        if e.spare < 1 and not self.failing and (e.synced == 0 or e.room >= 1 or now - e.synced >= self.min_gap_s):
+        if e.spare < 1 and not (self.failing or self._closed) and (
+                e.synced == 0 or e.room >= 1 or now - e.synced >= self.min_gap_s):
             e.want = True
             e.asks += 1
             self._dirty.add(k)
@@ -207,7 +210,9 @@ class SharedLimits:
             self._task = asyncio.create_task(self._run(), name="limits-flusher")
 
     async def close(self) -> None:
-        """Stop flushing and take this gateway's counts out of Redis (they would expire anyway)."""
+        """Stop flushing and take this gateway's counts out of Redis (they would expire anyway); what is still
+        decided afterwards (requests ending while the gateway shuts down) is decided locally."""
+        self._closed = True
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
@@ -232,8 +237,7 @@ class SharedLimits:
             now = time.monotonic()
             self._idle_spares(now)
             self._sweep(now)
-            beat = now - last >= self.ttl_s / 3 and any(e.count or e.spare for e in self._entries.values()
-                                                           if e.limit.rate <= 0)
+            beat = now - last >= self.ttl_s / 3 and bool(self._published)
             if not (self._waiters or self._dirty or beat):
                 continue
             if now - last < self.spacing_s:
@@ -324,9 +328,14 @@ class SharedLimits:
         metrics.GATEWAY_LIMITS_REPLICAS.set(self.replicas)
         # Redis now has, per count, what was sent plus ``more``; acquiring and releasing move one between count and
         # spare, so count + spare stays what Redis has: the spare grows by ``more``. A lease adds its tokens.
-        for (e, _, _), more, room in zip(batch.held, reserved, rooms, strict=True):
+        for (e, held, _), more, room in zip(batch.held, reserved, rooms, strict=True):
             e.spare += int(more)
             e.room, e.synced = float(room) - int(more), now
+            k = (e.limit.name, e.key)
+            if held + int(more) > 0:
+                self._published.add(k)
+            else:
+                self._published.discard(k)
         for (e, _, _, _), took, level in zip(batch.buckets, given, levels, strict=True):
             e.spare += int(took)
             e.room, e.synced = float(level), now
