@@ -16,7 +16,7 @@ atomically, so no two gateways are ever given the same request or slot:
 So the limits hold exactly across replicas (no overshoot) while Redis answers. A key that needs more asks for a
 flush and waits for it (at most ``demand_wait_s``; requests waiting at the same moment share the round trip, and
 flushes are at least ``spacing_s`` apart); a key Redis had nothing left for asks again after ``min_gap_s``. While
-Redis does not answer, each gateway limits alone with its share of the last ``n`` it saw (``rate / n`` with bursts
+Redis does not answer (or not within ``demand_wait_s``, for a request that waits), each gateway limits alone with its share of the last ``n`` it saw (``rate / n`` with bursts
 of ``burst / n``; ``ceil(limit / n)`` held), and goes back to the shared counts when Redis answers. Keys are hashed
 before they reach Redis: no seat token or client address is stored there.
 """
@@ -123,12 +123,12 @@ class SharedLimits:
     # -- decisions ---------------------------------------------------------------------------------
     async def take(self, limit: Limit, key: str) -> float:
         """One request of ``key`` against the rate ``limit``: 0 when admitted, else the seconds to wait."""
-        e = await self._ready(limit, key)
+        e, answered = await self._ready(limit, key)
         e.seen += 1
         if e.spare >= 1:
             e.spare -= 1
             return 0.0
-        if e.synced == 0 or self.failing:  # Redis did not answer: this gateway's share of the bucket, alone
+        if not answered or e.synced == 0 or self.failing:  # Redis did not answer: this gateway's share, alone
             n, now = self.replicas, time.monotonic()
             cap = max(1.0, limit.limit / n)
             e.local = cap if e.local < 0 else min(cap, e.local + (now - e.local_at) * limit.rate / n)
@@ -141,10 +141,11 @@ class SharedLimits:
 
     async def acquire(self, limit: Limit, key: str) -> bool:
         """Hold one of ``key``'s at most ``limit.limit`` (False: refused); give it back with :meth:`release`."""
-        e = await self._ready(limit, key)
+        e, answered = await self._ready(limit, key)
         if e.spare >= 1:
             e.spare -= 1
-        elif (e.synced == 0 or self.failing) and e.count < max(1, math.ceil(limit.limit / self.replicas)):
+        elif (not answered or e.synced == 0 or self.failing) and \
+                e.count < max(1, math.ceil(limit.limit / self.replicas)):
             self._dirty.add((limit.name, key))  # admitted alone: published once Redis answers
         else:
             return False
@@ -171,8 +172,10 @@ class SharedLimits:
         e = self._entries.get((limit.name, key))
         return e.count if e is not None else 0
 
-    async def _ready(self, limit: Limit, key: str) -> _Entry:
-        """The key's entry, after a flush if it has nothing spare and Redis may have more."""
+    async def _ready(self, limit: Limit, key: str) -> tuple[_Entry, bool]:
+        """The key's entry, after a flush if it has nothing spare and Redis may have more; and False if that
+        flush did not answer within ``demand_wait_s`` (the request is then decided locally, as when Redis
+        fails)."""
         k = (limit.name, key)
         now = time.monotonic()
         e = self._entries.get(k)
@@ -182,10 +185,19 @@ class SharedLimits:
             e = self._entries[k] = _Entry(limit, key, f"{limit.name}:" + hashlib.blake2b(
                 key.encode(), digest_size=12, person=b"airship-limits").hexdigest())
         e.used = now
-        if e.inflight and self._flight is not None:  # what is in flight may change the spare: wait for it
-            await self._wait(self._flight)
-        if e.spare < 1 and not (self.failing or self._closed) and (
-                e.synced == 0 or e.room >= 1 or now - e.synced >= self.min_gap_s):
+        # Wait for what is in flight for the key, then ask for more while there may be more; a request that found
+        # its share taken by another (which came while the flush was under way) asks again, until the deadline.
+        deadline = now + self.demand_wait_s
+        answered = True
+        while True:
+            if e.inflight and self._flight is not None:
+                answered = await self._wait(self._flight, deadline)
+            now = time.monotonic()
+            if not answered or e.spare >= 1 or self.failing or self._closed or not (
+                    e.synced == 0 or e.room >= 1 or now - e.synced >= self.min_gap_s):
+                return e, answered
+            if now >= deadline:  # Redis may have more, but not in time: decided locally
+                return e, False
             e.want = True
             e.asks += 1
             self._dirty.add(k)
@@ -195,14 +207,17 @@ class SharedLimits:
             try:
                 if self._task is None:  # no flusher running (before the start): flush in this task
                     await self.flush()
-                await self._wait(future)
+                answered = await self._wait(future, deadline)
             finally:
                 e.asks -= 1
-        return e
+            if e.spare >= 1 or not answered:
+                return e, answered
 
-    async def _wait(self, future: asyncio.Future[None]) -> None:
+    async def _wait(self, future: asyncio.Future[None], deadline: float) -> bool:
+        """Wait for a flush, until ``deadline`` at most: whether it answered."""
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(future), self.demand_wait_s)
+            await asyncio.wait_for(asyncio.shield(future), max(0.0, deadline - time.monotonic()))
+        return future.done()
 
     # -- flushing ----------------------------------------------------------------------------------
     async def start(self) -> None:

@@ -214,3 +214,29 @@ def test_no_token_or_address_reaches_redis(redis_url: str, prefix: str) -> None:
             assert not [s for s in stored if token.encode() in s or b"2001:db8" in s], stored
 
     asyncio.run(run())
+
+
+def test_requests_arriving_while_a_flush_is_under_way_are_not_refused(redis_url: str, prefix: str) -> None:
+    """Far below the limit, nobody is refused, however requests interleave with the flushes (Redis answering
+    slowly here: each flush takes 30 ms): one that arrives while a flush is under way, or takes a slot another
+    was waiting for, asks again."""
+    lots = Limit("address_sockets", 10**6)
+
+    async def run() -> list[bool]:
+        async with gateways(redis_url, prefix, count=1) as (g0,):
+            script = g0._script
+
+            async def slow(**kw: object) -> object:
+                await asyncio.sleep(0.03)
+                return await script(**kw)
+
+            g0._script = slow  # type: ignore[assignment]
+
+            async def one(i: int) -> bool:
+                await asyncio.sleep(i * 0.002)
+                return await g0.acquire(lots, "a") and await g0.take(RATE, f"t{i % 3}") == 0
+
+            return await asyncio.gather(*(one(i) for i in range(120)))
+
+    admitted = asyncio.run(run())
+    assert all(admitted[:RATE.limit * 3]), admitted
