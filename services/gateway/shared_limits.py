@@ -5,20 +5,23 @@ key needs more: one call of ``lua/limits.lua`` on the ``{limits}`` hash slot (so
 Cluster) carries every key that needs something at that moment. The grants are decided inside the script,
 atomically, so no two gateways are ever given the same request or slot:
 
-- **rates** (token buckets per key, in Redis): a gateway takes a *lease* of tokens out of the key's bucket, its
-  share ``level / n`` for ``n`` live gateways (every whole token once the level is low), and admits requests from
-  the lease with no round trip. An unused lease goes back to the bucket once the key is idle for ``idle_s``;
-- **concurrent counts** (open sockets, waiting long-polls): a gateway publishes, per key, what it holds plus a
-  *reservation* (``room / n`` slots, or one at a time near the limit) in a hash of its own that expires ``ttl_s``
-  after its last flush, so a crashed gateway's counts vanish within seconds; the script sums the live gateways'
-  hashes. A slot freed here stays reserved here until the key is idle for ``idle_s``.
+- **rates** (token buckets per key, in Redis): a gateway takes a *lease* of tokens out of the key's bucket: what
+  the requests waiting now need, plus what the key used here over the last ``idle_s`` (at most a ``1/n`` share of
+  what is left, for ``n`` live gateways), and admits requests from the lease with no round trip. A lease the key
+  leaves unused for ``idle_s`` goes back to the bucket;
+- **concurrent counts** (open sockets, waiting long-polls): a gateway publishes, per key, what it holds plus what
+  it reserved for the requests waiting now, in a hash of its own that expires ``ttl_s`` after its last flush (a
+  gateway holding anything flushes every ``ttl_s / 3``), so a crashed gateway's counts vanish within seconds; the
+  script sums the live gateways' hashes. A slot freed here stays reserved here until the key is idle for
+  ``idle_s``, or goes back at once when the key is near its limit.
 
 So the limits hold exactly across replicas (no overshoot) while Redis answers. A key that needs more asks for a
 flush and waits for it (at most ``demand_wait_s``; requests waiting at the same moment share the round trip, and
 flushes are at least ``spacing_s`` apart); a key Redis had nothing left for asks again after ``min_gap_s``. While
-Redis does not answer (or not within ``demand_wait_s``, for a request that waits), each gateway limits alone with its share of the last ``n`` it saw (``rate / n`` with bursts
-of ``burst / n``; ``ceil(limit / n)`` held), and goes back to the shared counts when Redis answers. Keys are hashed
-before they reach Redis: no seat token or client address is stored there.
+Redis does not answer (or not within ``demand_wait_s``, for a request that waits), each gateway limits alone with
+its share of the last ``n`` it saw (``rate / n`` with bursts of ``burst / n``; ``ceil(limit / n)`` held), and goes
+back to the shared counts when Redis answers. Keys are hashed before they reach Redis: no seat token or client
+address is stored there.
 """
 
 from __future__ import annotations
