@@ -75,7 +75,10 @@ class _Entry:
     used: float = 0.0  # when it was last taken, acquired or released
     want: bool = False  # the next flush asks for more
     asks: int = 0  # requests waiting for that flush
-    seen: int = 0  # rates: requests since the last flush for it (how many to lease ahead)
+    seen: int = 0  # rates: requests since ``seen_from`` (the rate it is used at here: how much to lease ahead)
+    spent: int = 0  # rates: leased tokens used since the last report
+    seen_from: float = 0.0
+    top_up: bool = False  # rates: the next flush tops its lease up ahead of need
     give_back: bool = False  # the next flush returns the spare (the key is idle)
     inflight: bool = False
     local: float = -1.0  # rates, while Redis fails: a bucket of this gateway's own (-1: none yet)
@@ -85,7 +88,8 @@ class _Entry:
 @dataclass(slots=True)
 class _Batch:
     held: list[tuple[_Entry, int, int]] = field(default_factory=list)  # entry, held and reserved, needed
-    buckets: list[tuple[_Entry, float, int, int]] = field(default_factory=list)  # entry, given back, needed, ahead
+    # entry, given back, used since the last report, needed, ahead
+    buckets: list[tuple[_Entry, float, int, int, int]] = field(default_factory=list)
     waiters: list[asyncio.Future[None]] = field(default_factory=list)
 
 
@@ -99,12 +103,12 @@ class SharedLimits:
     """The limits of one gateway, flushed to Redis by a background task (:meth:`start`, :meth:`close`)."""
 
     def __init__(self, r: aioredis.Redis, prefix: str, ident: str | None = None, ttl_s: float = 3.0,
-                 idle_s: float = 0.5, demand_wait_s: float = 0.25, min_gap_s: float = 0.05,
+                 idle_s: float = 0.5, lease_s: float = 2.0, demand_wait_s: float = 0.25, min_gap_s: float = 0.05,
                  spacing_s: float = 0.005) -> None:
         self.r = r
         self.id = ident or gateway_id()
         self.ttl_s, self.idle_s, self.demand_wait_s = ttl_s, idle_s, demand_wait_s
-        self.min_gap_s, self.spacing_s = min_gap_s, spacing_s
+        self.min_gap_s, self.spacing_s, self.lease_s = min_gap_s, spacing_s, lease_s
         keys = Keys(prefix)
         self.registry, self.counts_prefix, self.bucket_prefix = (keys.limits("gateways"), keys.limits("gw:"),
                                                                  keys.limits("rate:"))
@@ -116,6 +120,7 @@ class SharedLimits:
         self._dirty: set[tuple[str, str]] = set()
         self._spares: set[tuple[str, str]] = set()  # entries holding a lease or a reservation
         self._published: set[tuple[str, str]] = set()  # counts this gateway has in Redis (kept alive by heartbeats)
+        self._active: set[tuple[str, str]] = set()  # rate keys used since their last flush
         self._closed = False
         self._waiters: list[asyncio.Future[None]] = []
         self._flight: asyncio.Future[None] | None = None
@@ -128,8 +133,11 @@ class SharedLimits:
         """One request of ``key`` against the rate ``limit``: 0 when admitted, else the seconds to wait."""
         e, answered = await self._ready(limit, key)
         e.seen += 1
+        self._active.add((limit.name, key))
         if e.spare >= 1:
             e.spare -= 1
+            e.spent += 1
+            self._spares.add((limit.name, key))  # reported once the key is idle, if no flush comes first
             return 0.0
         if not answered or e.synced == 0 or self.failing:  # Redis did not answer: this gateway's share, alone
             n, now = self.replicas, time.monotonic()
@@ -254,6 +262,7 @@ class SharedLimits:
             self._wake.clear()
             now = time.monotonic()
             self._idle_spares(now)
+            self._top_ups(now)
             self._sweep(now)
             beat = now - last >= self.ttl_s / 3 and bool(self._published)
             if not (self._waiters or self._dirty or beat):
@@ -265,10 +274,26 @@ class SharedLimits:
             if self.failing:  # do not hammer an unreachable Redis
                 await asyncio.sleep(self.idle_s / 4)
 
+    def _top_ups(self, now: float) -> None:
+        """Leases about to run out (less than two passes of this loop at the rate they are used) are topped up in
+        the next flush, before a request has to wait for it; all of them in one round trip."""
+        horizon = self.idle_s / 2
+        for k in list(self._active):
+            e = self._entries.get(k)
+            if e is None or e.seen == 0:
+                self._active.discard(k)
+            elif e.spare < self._rate_seen(e, now) * horizon and e.room >= 1 and not (e.inflight or e.give_back):
+                e.top_up = True
+                self._dirty.add(k)
+
+    def _rate_seen(self, e: _Entry, now: float) -> float:
+        """Requests per second of the key here, since its last flush."""
+        return e.seen / max(self.min_gap_s, now - e.seen_from) if e.seen_from else e.seen / self.idle_s
+
     def _idle_spares(self, now: float) -> None:
         for k in list(self._spares):
             e = self._entries.get(k)
-            if e is None or e.spare <= 0:
+            if e is None or (e.spare <= 0 and e.spent == 0):
                 self._spares.discard(k)
             elif now - e.used > self.idle_s and not e.inflight:
                 self._spares.discard(k)
@@ -290,11 +315,11 @@ class SharedLimits:
             if e.limit.rate > 0:
                 back = e.spare if e.give_back else 0.0
                 e.spare -= back
-                # lease ahead what this key used here over the last ``idle_s`` (at the rate seen since last time)
-                seen_s = max(self.min_gap_s, now - e.synced) if e.synced else self.idle_s
-                ahead = math.ceil(e.seen * self.idle_s / seen_s) if need else 0
-                e.seen = 0
-                batch.buckets.append((e, back, need, ahead))
+                # lease ahead ``lease_s`` of use at the rate seen here since last time
+                ahead = math.ceil(self._rate_seen(e, now) * self.lease_s) if need or e.top_up else 0
+                e.seen, e.seen_from, e.top_up = 0, now, False
+                batch.buckets.append((e, back, e.spent, need, ahead))
+                e.spent = 0
             else:
                 if e.give_back:
                     e.spare = 0.0
@@ -310,12 +335,12 @@ class SharedLimits:
         batch = self._batch()
         self._flight = asyncio.get_running_loop().create_future()
         keys = [self.registry, self.counts_prefix + self.id, *(self.bucket_prefix + e.digest
-                                                               for e, _, _, _ in batch.buckets)]
+                                                               for e, _, _, _, _ in batch.buckets)]
         args: list[Any] = [self.counts_prefix, self.id, int(self.ttl_s * 1000), len(batch.held)]
         for e, held, need in batch.held:
             args += [e.digest, held, need, e.limit.limit]
-        for e, back, need, ahead in batch.buckets:
-            args += [back, need, ahead, e.limit.rate, e.limit.limit]
+        for e, back, used, need, ahead in batch.buckets:
+            args += [back, used, need, ahead, e.limit.rate, e.limit.limit]
         started = time.perf_counter()
         try:
             reply = cast(list[Any], await asyncio.wait_for(self._script(keys=keys, args=args), 2.0))
@@ -326,6 +351,8 @@ class SharedLimits:
             self.failing = True
             metrics.GATEWAY_LIMITS_LOCAL.set(1)
             self._dirty.update((entry.limit.name, entry.key) for entry, _, _ in batch.held)  # published again
+            for entry, _, used, _, _ in batch.buckets:  # reported again (what was given back is lost)
+                entry.spent += used
             self._done(batch)
             return False
         metrics.GATEWAY_LIMITS_FLUSH_SECONDS.observe(time.perf_counter() - started)
@@ -354,7 +381,7 @@ class SharedLimits:
                 self._published.add(k)
             else:
                 self._published.discard(k)
-        for (e, _, _, _), took, level in zip(batch.buckets, given, levels, strict=True):
+        for (e, _, _, _, _), took, level in zip(batch.buckets, given, levels, strict=True):
             e.spare += int(took)
             e.room, e.synced = float(level), now
             e.local = -1.0
@@ -383,5 +410,5 @@ class SharedLimits:
             return
         self._swept = now
         for k, e in list(self._entries.items()):
-            if not (e.count or e.spare or e.inflight or k in self._dirty) and now - e.used > 10:
+            if not (e.count or e.spare or e.spent or e.inflight or k in self._dirty) and now - e.used > 10:
                 del self._entries[k]
