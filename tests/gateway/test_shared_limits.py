@@ -240,3 +240,29 @@ def test_requests_arriving_while_a_flush_is_under_way_are_not_refused(redis_url:
 
     admitted = asyncio.run(run())
     assert all(admitted[:RATE.limit * 3]), admitted
+
+
+def test_a_lease_held_at_one_gateway_is_not_refilled_in_the_bucket(redis_url: str, prefix: str) -> None:
+    """A gateway that leased tokens ahead keeps them (idle_s is long here) while the bucket refills: the bucket
+    refills only up to the burst less what is leased, so a flood over the three gateways right after gets at most
+    burst + rate * time, leases included."""
+    limit = Limit("address_rate", 100, 20.0)
+
+    async def run() -> tuple[int, float, float]:
+        async with gateways(redis_url, prefix, idle_s=5.0) as gws:
+            for _ in range(20):  # 10 a second at gateway 0: it leases about 20 ahead
+                assert await gws[0].take(limit, "k") == 0
+                await asyncio.sleep(0.1)
+            leased = gws[0]._entries[(limit.name, "k")].spare
+            await asyncio.sleep(1.5)  # the bucket would be full again, without the lease
+            admitted = tries = 0
+            started = time.monotonic()
+            while time.monotonic() - started < 1.0:
+                admitted += await gws[tries % 3].take(limit, "k") == 0
+                tries += 1
+                await asyncio.sleep(0)
+            return admitted, time.monotonic() - started, leased
+
+    admitted, elapsed, leased = asyncio.run(run())
+    assert leased >= 10, leased  # the test tests something
+    assert admitted <= limit.limit + limit.rate * elapsed + 1, (admitted, elapsed, leased)
