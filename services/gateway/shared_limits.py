@@ -253,8 +253,8 @@ class SharedLimits:
                 await self.r.delete(self.counts_prefix + self.id)
 
     async def _run(self) -> None:
-        """Flush when a request waits (at most one flush per ``spacing_s``), give idle spares back, and keep this
-        gateway's counts alive (every third of ``ttl_s`` while it publishes any)."""
+        """Flush when a request waits (at most one flush per ``spacing_s``), top leases up, give idle spares back,
+        and keep this gateway's counts and leases alive (every third of ``ttl_s`` while it has any)."""
         last = 0.0
         while True:
             with contextlib.suppress(TimeoutError):
@@ -264,7 +264,8 @@ class SharedLimits:
             self._idle_spares(now)
             self._top_ups(now)
             self._sweep(now)
-            beat = now - last >= self.ttl_s / 3 and bool(self._published)
+            # while it holds counts or leases in Redis, the gateway must stay in the registry (or they drop out)
+            beat = now - last >= self.ttl_s / 3 and bool(self._published or self._spares)
             if not (self._waiters or self._dirty or beat):
                 continue
             if now - last < self.spacing_s:
