@@ -76,6 +76,12 @@ class Keys:
         ``q:<game>:<seats>``, ``p:<player>``, ``t:<ticket>``, ``created:<match>`` (services.ratings.arena)."""
         return f"{self.prefix}:{{arena}}:{part}"
 
+    def limits(self, part: str) -> str:
+        """The gateways' shared limits (one hash slot, so one script flushes a gateway's counts and reads every
+        replica's): ``gateways`` (id -> expiry), ``gw:<id>`` (its held counts), ``rate:<limit>:<digest>`` (token
+        buckets) (services.gateway.shared_limits)."""
+        return f"{self.prefix}:{{limits}}:{part}"
+
     def members(self) -> str:
         """Hash consumer -> last heartbeat (server ms): the live workers, who split the partitions."""
         return f"{self.prefix}:workers"

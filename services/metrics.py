@@ -49,6 +49,19 @@ for _reason in ("address", "capacity"):
     GATEWAY_CONNECTIONS_REFUSED.labels(_reason)
 for _kind in ("header", "idle", "websocket"):
     GATEWAY_CONNECTIONS_TIMED_OUT.labels(_kind)
+GATEWAY_LIMIT_REFUSALS = Counter("airship_gateway_limit_refusals_total",
+                                 "Requests, sockets and long-polls refused by a shared limit, by limit (token_rate, "
+                                 "address_rate, token_sockets, address_sockets, token_longpolls, address_longpolls)",
+                                 ["limit"])
+GATEWAY_LIMITS_FLUSH_SECONDS = Histogram("airship_gateway_limits_flush_seconds",
+                                         "Time of one flush of the gateway's limit counts to Redis (one round trip)",
+                                         buckets=LATENCY_BUCKETS)
+GATEWAY_LIMITS_FLUSH_FAILURES = Counter("airship_gateway_limits_flush_failures_total",
+                                        "Flushes of the limit counts that failed (the gateway then limits locally)")
+GATEWAY_LIMITS_LOCAL = Gauge("airship_gateway_limits_local",
+                             "1 while the gateway limits on its own because Redis does not answer its flushes")
+GATEWAY_LIMITS_REPLICAS = Gauge("airship_gateway_limits_replicas",
+                                "Gateways sharing the limits at the last flush (this one included)")
 ARENA_TICKETS = Counter("airship_arena_tickets_total", "Tickets queued in the arena, by game", ["game"])
 ARENA_MATCHES = Counter("airship_arena_matches_total", "Rated matches the arena created for paired tickets, by game",
                         ["game"])

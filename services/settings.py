@@ -29,8 +29,17 @@
 ``AIRSHIP_GATEWAY_SOCKETS``    gateway: open WebSockets per seat token
 ``AIRSHIP_GATEWAY_REDIS_CONNECTIONS`` gateway: Redis connections for requests (besides one live reader, or one per
                              partition on a cluster); requests wait for a free one
+``AIRSHIP_GATEWAY_SOCKETS``    gateway: open WebSocket subscriptions per seat token
+``AIRSHIP_GATEWAY_ADDR_SOCKETS`` gateway: open WebSockets per client address
+``AIRSHIP_GATEWAY_LONGPOLLS``  gateway: waiting long-polls per seat token (views and results with ``wait_s``, and
+                               commands waiting for their result)
+``AIRSHIP_GATEWAY_ADDR_LONGPOLLS`` gateway: waiting long-polls per client address
+``AIRSHIP_GATEWAY_LIMITS_IDLE_MS`` gateway: the limits above hold across replicas, each taking requests and slots
+                               from Redis ahead of need (docs/gateway.md); what a key leaves unused this long goes back
 ``AIRSHIP_GATEWAY_SOCKET_RPS`` gateway: messages per second on one WebSocket (bursts of 4 s worth)
-``AIRSHIP_GATEWAY_TRUST_PROXY`` gateway: 1 to take the client address from X-Forwarded-For
+``AIRSHIP_GATEWAY_TRUST_PROXY`` gateway: the number of proxies in front of it that append to X-Forwarded-For (0: none;
+                               the client address is the entry that many from the right); an IPv6 client
+                               counts per /64
 ``AIRSHIP_GATEWAY_BOT_FLAG_RPS`` gateway: requests per second per client address giving seats to bots (bursts of
                                20 s worth)
 ``AIRSHIP_GATEWAY_MAX_CONNECTIONS`` gateway: open connections (HTTP and WebSocket) per process; more are closed on
@@ -103,6 +112,10 @@ _ENV = {
     "gateway_addr_rps": "AIRSHIP_GATEWAY_ADDR_RPS",
     "gateway_sockets": "AIRSHIP_GATEWAY_SOCKETS",
     "gateway_redis_connections": "AIRSHIP_GATEWAY_REDIS_CONNECTIONS",
+    "gateway_addr_sockets": "AIRSHIP_GATEWAY_ADDR_SOCKETS",
+    "gateway_longpolls": "AIRSHIP_GATEWAY_LONGPOLLS",
+    "gateway_addr_longpolls": "AIRSHIP_GATEWAY_ADDR_LONGPOLLS",
+    "gateway_limits_idle_ms": "AIRSHIP_GATEWAY_LIMITS_IDLE_MS",
     "gateway_socket_rps": "AIRSHIP_GATEWAY_SOCKET_RPS",
     "gateway_trust_proxy": "AIRSHIP_GATEWAY_TRUST_PROXY",
     "gateway_bot_flag_rps": "AIRSHIP_GATEWAY_BOT_FLAG_RPS",
@@ -165,6 +178,10 @@ class Settings:
     gateway_addr_rps: float = 200.0
     gateway_sockets: int = 4
     gateway_redis_connections: int = 64  # per gateway process (per node on a cluster), besides its live readers
+    gateway_addr_sockets: int = 64
+    gateway_longpolls: int = 8
+    gateway_addr_longpolls: int = 64
+    gateway_limits_idle_ms: int = 500
     gateway_socket_rps: float = 50.0
     gateway_trust_proxy: int = 0
     gateway_bot_flag_rps: float = 0.5

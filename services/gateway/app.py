@@ -49,8 +49,9 @@ from schemas.registry import GAME_SCHEMAS
 from services import metrics
 from services.games import GAMES, get_game
 from services.games.errors import Rejected
+from services.gateway.addresses import address_key, forwarded_client
 from services.gateway.hub import Hubs
-from services.gateway.limits import RateLimiter, SocketCounter
+from services.gateway.limits import GatewayLimits
 from services.gateway.service import Gateway, Seat, scoped_id, summary
 from services.gateway.store import GatewayStore, connect_async
 from services.gateway.wire import Refused, check_options, encode, problem_response, read_body
@@ -107,7 +108,7 @@ def hub_block_ms(settings: Settings) -> int:
 
 
 class State:
-    """What the routes share: settings, the store, the hubs, the gateway, the limiters and the open sockets.
+    """What the routes share: settings, the store, the hubs, the gateway, the limits and the open sockets.
     ``reader``: the client of the hubs' blocking reads (by default ``r``), whose socket timeout must be longer
     than their block (:func:`hub_block_ms`)."""
 
@@ -119,18 +120,21 @@ class State:
         self.gateway = Gateway(self.store, self.hubs)
         self.sessions: set[Any] = set()  # the open WebSocket sessions (services.gateway.ws.Session)
         self.stopping = False
-        burst_s = 4
-        self.per_token = RateLimiter(settings.gateway_token_rps, int(settings.gateway_token_rps * burst_s))
-        self.per_addr = RateLimiter(settings.gateway_addr_rps, int(settings.gateway_addr_rps * burst_s))
-        self.sockets = SocketCounter(settings.gateway_sockets)
+        self.limits = GatewayLimits(r, settings)  # shared by every replica (services.gateway.shared_limits)
         self.open_sockets = 0  # WebSockets admitted under AIRSHIP_GATEWAY_MAX_SOCKETS (services.gateway.ws)
 
     def address(self, request_headers: Any, client: Any) -> str:
-        if self.settings.gateway_trust_proxy:
-            forwarded = request_headers.get("x-forwarded-for", "")
-            if forwarded:
-                return str(forwarded.split(",")[0].strip())[:64]
-        return str(client.host) if client else "unknown"
+        """The client's address key (:func:`address_key`: an IPv6 client per /64): the peer of the connection or,
+        behind ``AIRSHIP_GATEWAY_TRUST_PROXY`` proxies, the ``X-Forwarded-For`` entry that many from the right
+        (the entries left of it are the client's to choose)."""
+        peer = str(client.host) if client else "unknown"
+        hops = self.settings.gateway_trust_proxy
+        forwarded = request_headers.getlist("x-forwarded-for") if hops > 0 else []
+        return address_key(forwarded_client(forwarded, peer, hops))
+
+    def waiting(self, request: Request, token: str | None) -> Any:
+        """Hold one of the token's and the address's long-polls while the request waits (429 beyond)."""
+        return self.limits.waiting(token, self.address(request.headers, request.client))
 
     async def shutdown(self, wait_s: float = 1.0) -> None:
         """The gateway is shutting down: every long-poll wakes and answers with what there is (a result or
@@ -155,7 +159,7 @@ def state_of(request: Request) -> State:
 async def limited(request: Request) -> State:
     """Every API request counts against its address's rate."""
     st = state_of(request)
-    st.per_addr.check(st.address(request.headers, request.client), "address")
+    await st.limits.address(st.address(request.headers, request.client))
     return st
 
 
@@ -164,7 +168,7 @@ async def seat_of(match_id: MatchId, request: Request,
     st = await limited(request)
     token = auth.credentials if auth else None
     seat = await st.gateway.authenticate(match_id, token)
-    st.per_token.check(token or "", "seat token")
+    await st.limits.token(seat.token)
     return seat
 
 
@@ -184,12 +188,14 @@ def create_app(settings: Settings, r: aioredis.Redis | None = None) -> FastAPI:
             socket_timeout_s=hub_block_ms(settings) / 1000 + settings.redis_timeout_s)
         app.state.airship = State(settings, client, reader)
         app.state.airship.hubs.start()  # positions taken before the first request registers with a hub
+        await app.state.airship.limits.start()
         log.info("gateway started", prefix=settings.key_prefix, partitions=settings.partitions)
         try:
             yield
         finally:
             await app.state.airship.shutdown(wait_s=0)
             await app.state.airship.hubs.close()
+            await app.state.airship.limits.close()
             if r is None:
                 await client.aclose()
             if reader is not None:
@@ -333,7 +339,11 @@ def _routes(app: FastAPI) -> None:
                       wait_s: Annotated[float, Query(ge=0, le=30)] = 10.0) -> Response:
         st = state_of(request)
         body = await read_body(request, SendCommand, st.settings.gateway_max_body)
-        result = await st.gateway.send(seat, body, wait_s)
+        if wait_s > 0:
+            async with st.waiting(request, seat.token):
+                result = await st.gateway.send(seat, body, wait_s)
+        else:
+            result = await st.gateway.send(seat, body, wait_s)
         return _result_or_pending(request, match_id, body.idempotency_key, result)
 
     @app.post("/matches/{match_id}/abandon", response_model=AbandonAnswer, tags=["play"],
@@ -351,7 +361,11 @@ def _routes(app: FastAPI) -> None:
                              seat: Annotated[Seat, Depends(seat_of)],
                              wait_s: Annotated[float, Query(ge=0, le=30)] = 0.0) -> Response:
         st = state_of(request)
-        result = await st.gateway.result(seat, key, wait_s)
+        if wait_s > 0:
+            async with st.waiting(request, seat.token):
+                result = await st.gateway.result(seat, key, wait_s)
+        else:
+            result = await st.gateway.result(seat, key, wait_s)
         if result is None and not await _maybe_pending(st, seat, key):
             raise Refused(404, "not_found", "no command with that idempotency key from this seat")
         return _result_or_pending(request, match_id, key, result)
@@ -361,7 +375,7 @@ def _routes(app: FastAPI) -> None:
     async def my_view(request: Request, match_id: MatchId, seat: Annotated[Seat, Depends(seat_of)],
                       after_version: Annotated[int | None, Query(ge=0, le=MAX_VERSION)] = None,
                       wait_s: Annotated[float, Query(ge=0, le=30)] = 0.0) -> Response:
-        record = await state_of(request).gateway.view(match_id, str(seat.seat), after_version, wait_s)
+        record = await _view_of(request, match_id, str(seat.seat), after_version, wait_s, seat.token)
         return _view(request, record)
 
     @app.get("/matches/{match_id}/views/seat/{seat}", response_model=ViewAnswer, tags=["play"],
@@ -373,7 +387,7 @@ def _routes(app: FastAPI) -> None:
         """The same as ``views/me`` when ``seat`` is the token's own; another seat's view is never given."""
         if seat != caller.seat:
             raise Refused(403, "forbidden", "a seat token reads only its own seat's view")
-        record = await state_of(request).gateway.view(match_id, str(seat), after_version, wait_s)
+        record = await _view_of(request, match_id, str(seat), after_version, wait_s, caller.token)
         return _view(request, record)
 
     @app.get("/matches/{match_id}/views/public", response_model=ViewAnswer, tags=["play"],
@@ -381,14 +395,14 @@ def _routes(app: FastAPI) -> None:
     async def public_view(request: Request, match_id: MatchId, st: Annotated[State, Depends(limited)],
                           after_version: Annotated[int | None, Query(ge=0, le=MAX_VERSION)] = None,
                           wait_s: Annotated[float, Query(ge=0, le=30)] = 0.0) -> Response:
-        return _view(request, await st.gateway.view(match_id, "public", after_version, wait_s))
+        return _view(request, await _view_of(request, match_id, "public", after_version, wait_s, None))
 
     @app.get("/matches/{match_id}/log", response_model=LogAnswer, tags=["replay"], responses=problems(401, 404))
     async def match_log(request: Request, match_id: MatchId, st: Annotated[State, Depends(limited)],
                         token: Annotated[str | None, Depends(optional_token)],
                         after_version: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0) -> Response:
         if token:
-            st.per_token.check(token, "seat token")
+            await st.limits.token(token)
         return encode(request, await st.gateway.log(match_id, token, after_version))
 
     @app.get("/healthz", response_model=Health, tags=["operations"])
@@ -410,6 +424,16 @@ def _routes(app: FastAPI) -> None:
     @app.get("/metrics", tags=["operations"], response_class=Response)
     async def prometheus() -> Response:
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+
+async def _view_of(request: Request, match_id: str, key: str, after_version: int | None, wait_s: float,
+                   token: str | None) -> Any:
+    """The view record of ``key``; a request that waits for a newer one holds a long-poll of its token and address."""
+    st = state_of(request)
+    if after_version is None or wait_s <= 0:
+        return await st.gateway.view(match_id, key, after_version, wait_s)
+    async with st.waiting(request, token):
+        return await st.gateway.view(match_id, key, after_version, wait_s)
 
 
 async def _maybe_pending(st: State, seat: Seat, key: str) -> bool:

@@ -170,7 +170,10 @@ def add_arena_routes(app: FastAPI) -> None:
         st = await limited(request)
         _game(game)
         player, api_key = await _player(st, request)
-        return encode(request, await _wait(st, game, ticket, player, api_key, wait_s))
+        if wait_s <= 0:
+            return encode(request, await _wait(st, game, ticket, player, api_key, wait_s))
+        async with st.waiting(request, api_key):  # a long-poll of the key (as of a seat token) and the address
+            return encode(request, await _wait(st, game, ticket, player, api_key, wait_s))
 
     @app.delete("/arena/{game}/queue/{ticket}", status_code=204, tags=["arena"], responses=problems(401, 404, 409))
     async def leave(request: Request, game: Game, ticket: Ticket) -> Response:

@@ -28,7 +28,7 @@ from fastapi.responses import Response
 
 from schemas.gateway import MATCH_ID, BotSeats, BotsWanted, FlagBots, MatchSummary
 from services.gateway.app import State, body_of, limited, optional_token, problems
-from services.gateway.limits import RateLimiter
+from services.gateway.shared_limits import Limit
 from services.gateway.wire import Refused, encode, read_body
 from services.logs import get_logger
 from services.pipeline.redis_streams import text
@@ -128,7 +128,6 @@ async def with_bot_flags(st: State, summaries: list[MatchSummary]) -> list[Match
 
 def add_bot_routes(app: FastAPI) -> None:
     """``POST /matches/{id}/bots`` and ``GET /bots/wanted``."""
-    rates: weakref.WeakKeyDictionary[State, RateLimiter] = weakref.WeakKeyDictionary()
     stores: weakref.WeakKeyDictionary[State, BotSeatStore] = weakref.WeakKeyDictionary()
 
     def seat_store(st: State) -> BotSeatStore:
@@ -145,16 +144,15 @@ def add_bot_routes(app: FastAPI) -> None:
         join once every other seat is taken. Once a seat is taken, only a seated player may do this (with its
         seat token): nobody fills a table others are gathering at. 503 while too many matches wait for bots."""
         body = await read_body(request, FlagBots, st.settings.gateway_max_body)
-        if st not in rates:
-            rps = st.settings.gateway_bot_flag_rps
-            rates[st] = RateLimiter(rps, max(1, int(rps * FLAG_BURST_S)))
-        rates[st].check(st.address(request.headers, request.client), "address's bot requests")
+        rps = st.settings.gateway_bot_flag_rps
+        await st.limits.rate(Limit("address_bot_flags", max(1, int(rps * FLAG_BURST_S)), rps, "address's bot requests"),
+                             st.address(request.headers, request.client))
         meta = await st.gateway.meta(match_id, fresh=True)
         if meta.credential_hashes or token:
             if not token:
                 raise Refused(401, "unauthorized", "only a player seated at this match may give its free seats to "
                                                    "bots: send your seat token")
-            st.per_token.check(token, "seat token")
+            await st.limits.token(token)
             await st.gateway.authenticate(match_id, token)  # 401 for a token of no seat of this match
         store = seat_store(st)
         flags = (await store.flags([match_id]))[match_id]

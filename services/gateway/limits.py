@@ -1,15 +1,24 @@
-"""Rate limits (token buckets per seat token and per client address) and the socket count per token.
-
-Kept in the gateway process: each replica limits what reaches it; with N replicas behind a balancer a
-client gets at most N times the rate, which still bounds what one client can push into the streams."""
+"""The gateway's limits (docs/gateway.md, "Limits"): per seat token and per client address, the request rate,
+the open WebSockets and the waiting long-polls, all shared by every gateway replica (:class:`GatewayLimits`, on
+:mod:`services.gateway.shared_limits`); and :class:`RateLimiter`, a token bucket kept in the process, for
+what is limited per socket (messages on one WebSocket)."""
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+import redis.asyncio as aioredis
+
+from services import metrics
+from services.gateway.shared_limits import Limit, SharedLimits
 from services.gateway.wire import Refused
+from services.settings import Settings
+
+BURST_S = 4  # a rate limit's burst: this many seconds' worth
 
 
 @dataclass(slots=True)
@@ -56,23 +65,78 @@ class RateLimiter:
         self._buckets = {k: b for k, b in self._buckets.items() if now - b.stamp < max(60.0, full)}
 
 
-class SocketCounter:
-    """Open WebSockets per token, at most ``limit``."""
+class GatewayLimits:
+    """Every limit a gateway applies per seat token and per client address (an address key from
+    :func:`services.gateway.addresses.address_key`), shared across replicas. Refusals raise :class:`Refused`
+    (429, ``Retry-After``) or answer False (sockets: the caller closes with 1008), and are counted in
+    ``airship_gateway_limit_refusals_total{limit}``."""
 
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._open: dict[str, int] = {}
+    def __init__(self, r: aioredis.Redis, settings: Settings, ident: str | None = None) -> None:
+        s = settings
+        self.shared = SharedLimits(r, s.key_prefix, ident, idle_s=s.gateway_limits_idle_ms / 1000)
+        self.token_rate = Limit("token_rate", s.gateway_token_rps * BURST_S, s.gateway_token_rps, "seat token")
+        self.address_rate = Limit("address_rate", s.gateway_addr_rps * BURST_S, s.gateway_addr_rps, "address")
+        self.token_sockets = Limit("token_sockets", s.gateway_sockets, what="seat token")
+        self.address_sockets = Limit("address_sockets", s.gateway_addr_sockets, what="address")
+        self.token_longpolls = Limit("token_longpolls", s.gateway_longpolls, what="seat token")
+        self.address_longpolls = Limit("address_longpolls", s.gateway_addr_longpolls, what="address")
+        for limit in (self.token_rate, self.address_rate, self.token_sockets, self.address_sockets,
+                      self.token_longpolls, self.address_longpolls):
+            metrics.GATEWAY_LIMIT_REFUSALS.labels(limit.name).inc(0)
 
-    def acquire(self, key: str) -> bool:
-        n = self._open.get(key, 0)
-        if n >= self.limit:
-            return False
-        self._open[key] = n + 1
-        return True
+    async def start(self) -> None:
+        await self.shared.start()
 
-    def release(self, key: str) -> None:
-        n = self._open.get(key, 0) - 1
-        if n > 0:
-            self._open[key] = n
-        else:
-            self._open.pop(key, None)
+    async def close(self) -> None:
+        await self.shared.close()
+
+    async def rate(self, limit: Limit, key: str) -> None:
+        """Count one request of ``key``; 429 with ``Retry-After`` once it is over ``limit``."""
+        wait = await self.shared.take(limit, key)
+        if wait > 0:
+            metrics.GATEWAY_LIMIT_REFUSALS.labels(limit.name).inc()
+            seconds = max(1, math.ceil(wait))
+            raise Refused(429, "rate_limited", f"too many requests for this {limit.what}; retry in {seconds} s",
+                          headers={"Retry-After": str(seconds)})
+
+    async def token(self, token: str) -> None:
+        await self.rate(self.token_rate, token)
+
+    async def address(self, address: str) -> None:
+        await self.rate(self.address_rate, address)
+
+    async def allowed(self, limit: Limit, key: str) -> bool:
+        """The rate check without an exception (WebSocket connections are closed instead)."""
+        wait = await self.shared.take(limit, key)
+        if wait > 0:
+            metrics.GATEWAY_LIMIT_REFUSALS.labels(limit.name).inc()
+        return wait <= 0
+
+    async def acquire(self, limit: Limit, key: str) -> bool:
+        """Hold one of ``key``'s ``limit`` (an open socket, a waiting long-poll); False (counted) when it holds
+        all of them across the gateways. Give it back with :meth:`release`."""
+        if await self.shared.acquire(limit, key):
+            return True
+        metrics.GATEWAY_LIMIT_REFUSALS.labels(limit.name).inc()
+        return False
+
+    def release(self, limit: Limit, key: str) -> None:
+        self.shared.release(limit, key)
+
+    @asynccontextmanager
+    async def waiting(self, token: str | None, address: str) -> AsyncIterator[None]:
+        """Hold a long-poll of ``token`` (None: a request without one) and ``address`` while the block runs;
+        429 when either holds all of theirs."""
+        held: list[tuple[Limit, str]] = []
+        try:
+            for limit, key in ((self.token_longpolls, token), (self.address_longpolls, address)):
+                if key is None:
+                    continue
+                if not await self.acquire(limit, key):
+                    raise Refused(429, "rate_limited", f"too many waiting requests for this {limit.what}; "
+                                  "wait for one to end", headers={"Retry-After": "1"})
+                held.append((limit, key))
+            yield
+        finally:
+            for limit, key in held:
+                self.release(limit, key)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import secrets
 import time
 import uuid
-import weakref
 from typing import Annotated, Any, cast
 
 from fastapi import FastAPI, Request
@@ -35,8 +34,8 @@ from schemas.players import (
 from services.games import GAMES, get_game
 from services.games.rng import derive_rng
 from services.gateway.app import State, body_of, limited, problems
-from services.gateway.limits import RateLimiter
 from services.gateway.service import summary
+from services.gateway.shared_limits import Limit
 from services.gateway.wire import Refused, check_options, encode, read_body
 from services.logs import get_logger
 from services.pipeline.auth import hash_credential, new_token
@@ -106,11 +105,10 @@ async def join_seat(st: State, request: Request, match_id: str, seat: int | None
 
 
 REGISTER_RPS, REGISTER_BURST = 0.05, 10  # per client address: 10 at once, then one every 20 s (about 10 a minute)
+REGISTRATIONS = Limit("address_registrations", REGISTER_BURST, REGISTER_RPS, "address's player registrations")
 
 
 def add_player_routes(app: FastAPI) -> None:
-    registrations: weakref.WeakKeyDictionary[State, RateLimiter] = weakref.WeakKeyDictionary()
-
     @app.post("/players", response_model=PlayerKey, status_code=201, tags=["players"],
               openapi_extra=body_of(RegisterPlayer), responses=problems(409, 413))
     async def register(request: Request) -> Response:
@@ -119,9 +117,7 @@ def add_player_routes(app: FastAPI) -> None:
         kept for good and must not be a way to fill Redis."""
         st = await limited(request)
         body = await read_body(request, RegisterPlayer, st.settings.gateway_max_body)
-        if st not in registrations:
-            registrations[st] = RateLimiter(REGISTER_RPS, REGISTER_BURST)
-        registrations[st].check(st.address(request.headers, request.client), "address's player registrations")
+        await st.limits.rate(REGISTRATIONS, st.address(request.headers, request.client))
         api_key = new_api_key()
         k = st.settings.keys
         record = pack_obj({"created": int(time.time() * 1000)})

@@ -152,7 +152,7 @@ async def perspectives(st: State, built: Built, token: str | None) -> list[str]:
     if built.meta.reveal_log:
         return ["public", *(str(s) for s in range(built.meta.seats))]
     if token:
-        st.per_token.check(token, "seat token")
+        await st.limits.token(token)
         seat = await st.gateway.authenticate(built.meta.match_id, token)  # 401 when wrong (or archived)
         return ["public", str(seat.seat)]
     return ["public"]

@@ -64,9 +64,10 @@ class Subscription:
 
 
 class Session:
-    def __init__(self, ws: WebSocket, st: Any) -> None:
+    def __init__(self, ws: WebSocket, st: Any, address: str = "") -> None:
         self.ws = ws
         self.st = st
+        self.address = address  # the client's address key (its open sockets are counted under it)
         self.gateway = st.gateway
         self.binary = False
         self.outbox: asyncio.Queue[BaseModel | None] = asyncio.Queue(4096)
@@ -165,7 +166,7 @@ class Session:
         seat = await self.gateway.authenticate(msg.match_id, msg.token) if msg.token else None
         meta = await self.gateway.meta(msg.match_id)
         self._unsubscribe(msg.match_id)
-        if seat is not None and not self.st.sockets.acquire(seat.token):
+        if seat is not None and not await self.st.limits.acquire(self.st.limits.token_sockets, seat.token):
             await self.ws.close(code=1008, reason="too many open sockets for this seat token")
             return
         sub = Subscription(msg.match_id, seat)
@@ -186,7 +187,7 @@ class Session:
         if sub.task is not None:
             sub.task.cancel()
         if sub.seat is not None:
-            self.st.sockets.release(sub.seat.token)
+            self.st.limits.release(self.st.limits.token_sockets, sub.seat.token)
 
     async def _command(self, msg: WsCommand) -> None:
         sub = self.subs.get(msg.match_id)
@@ -195,7 +196,7 @@ class Session:
                                    message="subscribe to the match with a seat token before sending commands"))
             return
         try:
-            self.st.per_token.check(sub.seat.token, "seat token")
+            await self.st.limits.token(sub.seat.token)
             command = SendCommand.model_construct(idempotency_key=msg.idempotency_key, type=msg.type,
                                                   body=msg.body, expected_version=msg.expected_version)
             sub.own.add(f"{sub.seat.seat}.{msg.idempotency_key}")
@@ -325,7 +326,7 @@ def add_websocket(app: FastAPI) -> None:
     async def websocket(ws: WebSocket) -> None:
         st = ws.app.state.airship
         address = st.address(ws.headers, ws.client)
-        if st.per_addr.retry_after_s(address) > 0:
+        if not await st.limits.allowed(st.limits.address_rate, address):
             await ws.close(code=1008, reason="rate limited")
             return
         if st.stopping:
@@ -334,11 +335,16 @@ def add_websocket(app: FastAPI) -> None:
         if st.open_sockets >= st.settings.gateway_max_sockets:
             await _refuse_at_capacity(ws, st)
             return
-        st.open_sockets += 1  # counted before the first await: concurrent handshakes cannot all pass
+        if not await st.limits.acquire(st.limits.address_sockets, address):  # shared by every gateway
+            await ws.accept()
+            await ws.close(code=1008, reason="too many open sockets for this address")
+            return
+        st.open_sockets += 1  # counted before the next await: concurrent handshakes cannot all pass
         try:
-            await Session(ws, st).run()
+            await Session(ws, st, address).run()
         finally:
             st.open_sockets -= 1
+            st.limits.release(st.limits.address_sockets, address)
 
 
 async def _refuse_at_capacity(ws: WebSocket, st: Any) -> None:

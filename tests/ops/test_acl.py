@@ -47,6 +47,8 @@ EPOCH, GAMES, RATED = K.ratings("epoch"), K.ratings("games"), K.ratings("nim:mat
 STANDINGS, HISTORY, REBUILT = K.ratings("nim:standings"), K.ratings("nim:history"), K.ratings("rebuild")
 AWAIT, AQUEUE, ATICKET = K.arena("waiting"), K.arena("q:nim:2"), K.arena("t:0123")
 AMINE, ACREATED = K.arena("p:ann"), K.arena("created:m1")
+LREG, LMINE, LOTHER = K.limits("gateways"), K.limits("gw:g1"), K.limits("gw:g2")
+LBUCKET = K.limits("rate:token_rate:00ff")
 KP = Keys(partitions=4)  # the keys of the match the real processes play
 
 
@@ -126,6 +128,7 @@ class Played:
     summary: dict[str, Any]
     log: dict[str, Any]
     users: set[str]  # the users of every client connection while the match was played
+    limits: list[str]  # the gateway's shared-limits keys while it ran
     rated: str = ""  # the rated match (two registered players)
     arena: dict[str, Any] | None = None  # the summary of the arena's match of two more players (not played)
     ladder: list[dict[str, Any]] | None = None  # GET /ladder/nim once the ratings projector rated it
@@ -241,10 +244,11 @@ def played(server: Server) -> Played:
         rated, ladder = play_rated(url)
         arena = play_arena(url)
         users = {c["user"] for c in server.admin.client_list()}
+        limits = sorted(server.admin.keys(KP.limits("*")))
     finally:
         for proc in procs:
             stop(proc)
-    return Played(match_id, moves, summary, log, users, rated, ladder=ladder, arena=arena)
+    return Played(match_id, moves, summary, log, users, limits, rated, ladder=ladder, arena=arena)
 
 
 def test_worker_projector_and_gateway_play_a_match_as_their_own_users(server: Server, played: Played) -> None:
@@ -253,6 +257,59 @@ def test_worker_projector_and_gateway_play_a_match_as_their_own_users(server: Se
     assert played.users == {"admin", "worker", "projector", "gateway", "ratings"}
     refused = [(e["username"], e["object"], e["reason"]) for e in server.admin.execute_command("ACL", "LOG")]
     assert not refused, f"Redis refused the real processes: {refused}"
+
+
+def test_the_gateway_shares_its_limits_as_its_own_user(server: Server, played: Played) -> None:
+    """The gateway that played the match above flushed its limits to Redis as ``gateway`` (the ACL log stayed
+    empty: the first test): its registry entry and the token buckets of the seats and the address are there."""
+    assert KP.limits("gateways") in played.limits, played.limits
+    assert any(k.startswith(KP.limits("rate:address_rate:")) for k in played.limits), played.limits
+    assert any(k.startswith(KP.limits("rate:token_rate:")) for k in played.limits), played.limits
+
+
+def test_the_shared_limits_code_path_runs_as_the_gateway_user(server: Server) -> None:
+    """services.gateway.shared_limits logged in as ``gateway``, two instances: a rate, held counts, a slot given
+    back, the close that takes their counts out: Redis refuses nothing, and the gateway user still reaches no
+    other key through these permissions."""
+    import asyncio
+
+    import redis
+    import redis.asyncio as aioredis
+
+    from services.gateway.shared_limits import Limit, SharedLimits
+
+    rate, slots = Limit("token_rate", 4, 0.5), Limit("address_sockets", 2)
+
+    async def run() -> None:
+        clients = [aioredis.Redis(port=server.port, username="gateway", password=passwords()["gateway"])
+                   for _ in range(2)]
+        a, b = (SharedLimits(c, KP.prefix, f"acl-{i}", ttl_s=1.0, idle_s=0.1) for i, c in enumerate(clients))
+        await a.start()
+        await b.start()
+        try:
+            assert [await a.take(rate, "t") for _ in range(4)] == [0.0] * 4 and await b.take(rate, "t") > 0
+            assert await a.acquire(slots, "x") and await b.acquire(slots, "x") and not await a.acquire(slots, "x")
+            a.release(slots, "x")
+            await asyncio.sleep(0.4)  # given back
+            assert await b.acquire(slots, "x")
+            assert not (a.failing or b.failing) and a.flushes and b.flushes
+        finally:
+            await a.close()
+            await b.close()
+            for c in clients:
+                await c.aclose()
+
+    server.admin.execute_command("ACL", "LOG", "RESET")
+    asyncio.run(run())
+    refused = [(e["username"], e["object"], e["reason"]) for e in server.admin.execute_command("ACL", "LOG")]
+    assert not refused, f"Redis refused the shared limits: {refused}"
+    assert not server.admin.exists(KP.limits("gw:acl-0"), KP.limits("gw:acl-1"))  # closed: taken out
+    with server.login("gateway") as gateway:
+        for argv in [("DEL", KP.log("m1")), ("HDEL", KP.meta("m1"), "status"),
+                     ("ZREMRANGEBYSCORE", KP.matches(0, "running"), "-inf", "+inf"), ("PEXPIRE", KP.log("m1"), "1"),
+                     ("KEYS", KP.limits("*")), ("FLUSHDB",)]:
+            with pytest.raises(redis.exceptions.NoPermissionError):
+                gateway.execute_command(*argv)
 
 
 def test_the_arena_pairs_players_as_the_gateway_user(server: Server, played: Played) -> None:
@@ -409,6 +466,12 @@ ALLOWED: dict[str, list[tuple[str, ...]]] = {
         ("HSET", ATICKET, "state", "matched"), ("HMGET", ATICKET, "player", "deadline"), ("HGET", ATICKET, "seats"),
         ("PEXPIRE", ATICKET, "3600000"), ("DEL", ATICKET), ("EXISTS", ACREATED),
         ("SET", ACREATED, "1", "PX", "3600000"),
+        # the shared limits (services.gateway.shared_limits, lua/limits.lua), and its close
+        ("EVALSHA", SHA, "3", LREG, LMINE, LBUCKET), ("TIME",), ("ZREMRANGEBYSCORE", LREG, "-inf", "1"),
+        ("ZADD", LREG, "1", "g1"), ("EXISTS", LMINE), ("ZRANGE", LREG, "0", "-1"), ("HMGET", LOTHER, "f1", "f2"),
+        ("HSET", LMINE, "f1", "2"), ("HDEL", LMINE, "f1"), ("PEXPIRE", LMINE, "3000"), ("HMGET", LBUCKET, "l", "t"),
+        ("HSET", LBUCKET, "l", "1.5", "t", "1"), ("PEXPIRE", LBUCKET, "1000"), ("DEL", LBUCKET),
+        ("ZREM", LREG, "g1"), ("DEL", LMINE),
     ],
     "ratings": [
         ("XREADGROUP", "GROUP", "ratings", "r1", "COUNT", "200", "BLOCK", "1000", "STREAMS", FEED, ">"),
@@ -460,7 +523,11 @@ DENIED: dict[str, list[tuple[str, ...]]] = {
                 ("HDEL", PKEYS, "h"), ("HDEL", LINKS, "m1.0"), ("UNLINK", LINKS),
                 # the arena's extra commands reach its own keys only
                 ("ZRANGE", FINISHED, "0", "-1"), ("ZRANGEBYSCORE", MATCHES, "-inf", "+inf"), ("PEXPIRE", META, "1"),
-                ("SET", EPOCH, "1"), ("DEL", FEED), ("EVALSHA", SHA, "2", AWAIT, SECRET)],
+                ("SET", EPOCH, "1"), ("DEL", FEED), ("EVALSHA", SHA, "2", AWAIT, SECRET),
+                # the limits' permissions reach the {limits} keys only
+                ("HDEL", META, "cred:0"), ("ZREMRANGEBYSCORE", RUNNING, "-inf", "+inf"), ("PEXPIRE", LOG, "1"),
+                ("DEL", MATCHES), ("HDEL", PKEYS, "h"), ("EVALSHA", SHA, "2", LREG, SECRET),
+                ("ZRANGE", RUNNING, "0", "-1"), ("HMGET", SECRET, "l")],
     "ratings": [("XADD", FEED, "*", "e", "x"), ("XTRIM", FEED, "MAXLEN", "0"), ("DEL", FEED), ("XDEL", FEED, "1-0"),
                 ("XGROUP", "DESTROY", FEED, "ratings"), ("XGROUP", "SETID", FEED, "ratings", "0"),
                 ("XREADGROUP", "GROUP", "workers", "x", "STREAMS", CMDS, ">"), ("XRANGE", CMDS, "-", "+"),
@@ -531,7 +598,8 @@ def test_the_keys_module_and_the_acl_agree_on_the_layout() -> None:
                 sample.sent("m"), sample.seen("m"), sample.view("m", "public"), sample.results("m"),
                 sample.updates("m"), sample.matches(3, "open"), sample.players("names"), sample.players("keys"),
                 sample.seat_players(3), sample.ratings("epoch"), sample.ratings("nim:standings"),
-                sample.arena("waiting"), sample.arena("t:0123")):
+                sample.arena("waiting"), sample.arena("t:0123"), sample.limits("gateways"), sample.limits("gw:g1"),
+                sample.limits("rate:token_rate:00ff")):
         assert any(_glob(pattern, key) for pattern in re.findall(r"~([^\s)]+)", text)), key
 
 

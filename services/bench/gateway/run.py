@@ -51,6 +51,7 @@ WARMUP = 5  # commands per client before each run, not measured
 GOAL_RATIO = 0.7
 GOAL_ADDED_P50_MS = 1.0
 LIFTED_RPS = "1000000000"  # the bench measures the gateway's work, not its rate limits
+LIFTED_COUNT = "1000000"  # long-polls and sockets per address
 
 
 @dataclass
@@ -121,8 +122,10 @@ def _env() -> dict[str, str]:
 
 
 def start_gateway(settings: Settings, port: int) -> subprocess.Popen[bytes]:
+    # every client of the bench comes from one address, with a command waiting each (a long-poll)
     env = {**_env(), "AIRSHIP_GATEWAY_TOKEN_RPS": LIFTED_RPS, "AIRSHIP_GATEWAY_ADDR_RPS": LIFTED_RPS,
-           "AIRSHIP_GATEWAY_SOCKET_RPS": LIFTED_RPS,
+           "AIRSHIP_GATEWAY_SOCKET_RPS": LIFTED_RPS, "AIRSHIP_GATEWAY_ADDR_LONGPOLLS": LIFTED_COUNT,
+           "AIRSHIP_GATEWAY_ADDR_SOCKETS": LIFTED_COUNT,
            "AIRSHIP_GATEWAY_ADDR_CONNECTIONS": LIFTED_RPS}  # every client is on 127.0.0.1: the process cap stays
     return spawn_gateway(settings, port, env)
 
