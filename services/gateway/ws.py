@@ -228,6 +228,7 @@ class Session:
                 self.send(Subscribed(cid=msg.cid, match_id=msg.match_id, seat=seat, version=version))
                 ready.set()
                 notice: Any = Update(key, 0)
+                opened_sent = False
                 backoff = Backoff(0.2, 2.0)
                 while True:
                     behind = min(sent, events_sent) if msg.events else sent
@@ -240,7 +241,10 @@ class Session:
                             if record is not None and msg.events and record.version > events_sent:
                                 events_sent = await self._events(msg.match_id, game, seat, events_sent,
                                                                  record.version)
-                            if record is not None and record.version > sent:
+                            # an open match's record (version 0: nobody acts) is sent once, so a page shows the table
+                            if record is not None and (record.version > sent
+                                                       or (record.version == sent == 0 and not opened_sent)):
+                                opened_sent = True
                                 self.send(ViewMessage.model_construct(**view_fields(record)))
                                 sent = record.version
                             backoff.reset()

@@ -134,10 +134,13 @@ def test_whoever_waits_learns_that_the_match_began(gateway_stack: GatewayStack) 
         seat_ws.send(json.dumps({"kind": "subscribe", "match_id": match_id, "token": token, "events": True}))
         watcher.send(json.dumps({"kind": "subscribe", "match_id": match_id}))
         assert recv(seat_ws)["kind"] == "subscribed" and recv(watcher)["kind"] == "subscribed"
+        for ws in (seat_ws, watcher):  # the open match's record once (version 0, nobody acts), so a table shows
+            opened = recv(ws)
+            assert opened["kind"] == "view" and opened["version"] == 0 and opened["to_act"] == [], opened
         poller = threading.Thread(target=long_poll)
         poller.start()
         with pytest.raises(TimeoutError):
-            recv(seat_ws, timeout_s=1.0)  # nothing while the match is open: no view, no event
+            recv(seat_ws, timeout_s=1.0)  # nothing more while the match is open: no other view, no event
         assert not polled, "the long poll still waits"
         join(c, match_id, 1)
         poller.join(timeout=15)

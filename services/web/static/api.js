@@ -100,7 +100,7 @@ export class Live {
   receive(msg) {
     switch (msg.kind) {
       case 'subscribed': this.retries = 0; this.on.state('live', msg); break;
-      case 'view': if (msg.version > this.version) { this.version = msg.version; this.on.view(msg); } break;
+      case 'view': if (msg.version > this.version || (msg.version === 0 && !this.opened)) { this.opened = true; this.version = msg.version; this.on.view(msg); } break;
       case 'event': if (msg.event.version > this.eventVersion) { this.eventVersion = msg.event.version; this.on.event(msg.event); } break;
       case 'result': {
         const waiting = msg.cid && this.pending.get(msg.cid);
