@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 import websockets
 
-from services.gateway.store import GatewayStore, connect_async
+from services.bench.fanout import make_matches, redis_connections
 from tests.gateway.stack import GatewayStack, running_stack, stack_settings
 
 pytestmark = [pytest.mark.redis, pytest.mark.gateway]
@@ -29,43 +27,6 @@ def fan_stack(redis_url: str) -> Iterator[GatewayStack]:
     with running_stack(settings, AIRSHIP_GATEWAY_REDIS_CONNECTIONS=str(POOL), AIRSHIP_GATEWAY_SOCKET_RPS="100000",
                        AIRSHIP_GATEWAY_ADDR_RPS="100000", AIRSHIP_GATEWAY_TOKEN_RPS="100000") as stack:
         yield stack
-
-
-def redis_connections(pid: int, redis_url: str) -> int:
-    """How many TCP connections process ``pid`` holds to the Redis of ``redis_url`` (from /proc)."""
-    port = urlsplit(redis_url).port or 6379
-    inodes = set()
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        with_target = os.readlink(fd) if fd.is_symlink() else ""
-        if with_target.startswith("socket:["):
-            inodes.add(with_target[8:-1])
-    count = 0
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for line in Path(table).read_text().splitlines()[1:]:
-            cols = line.split()
-            remote_port = int(cols[2].rsplit(":", 1)[1], 16)
-            if remote_port == port and cols[3] == "01" and cols[9] in inodes:  # 01: ESTABLISHED
-                count += 1
-    return count
-
-
-async def make_matches(stack: GatewayStack, n: int) -> list[tuple[str, str]]:
-    """``n`` one-seat tally matches, set up straight in Redis as the gateway does: (match id, seat 0's token)."""
-    r = connect_async(stack.settings.redis_url, 32)
-    store = GatewayStore(r, stack.settings)
-    try:
-        async def one() -> tuple[str, str]:
-            meta = await store.create_match("tally", 1, {}, True)
-            taken = await store.join(meta.match_id, 0, 1, [])
-            assert taken is not None
-            return meta.match_id, taken[1]
-
-        made: list[tuple[str, str]] = []
-        for i in range(0, n, 200):
-            made += await asyncio.gather(*(one() for _ in range(min(200, n - i))))
-        return made
-    finally:
-        await r.aclose()
 
 
 async def watch_and_move(stack: GatewayStack, matches: list[tuple[str, str]]) -> tuple[int, int]:
@@ -96,7 +57,7 @@ async def watch_and_move(stack: GatewayStack, matches: list[tuple[str, str]]) ->
             for match_id, _ in share:
                 versions[match_id] = seen[i][match_id]
         assert set(versions.values()) == {1}, "a new match's view is at its first version"
-        watched = redis_connections(pid, stack.settings.redis_url)
+        watched = redis_connections(pid, urlsplit(stack.settings.redis_url).port or 6379)
         peak = watched
 
         async with httpx.AsyncClient(base_url=stack.url, timeout=30) as http:
@@ -111,7 +72,7 @@ async def watch_and_move(stack: GatewayStack, matches: list[tuple[str, str]]) ->
             async def sample() -> None:
                 nonlocal peak
                 while True:
-                    peak = max(peak, redis_connections(pid, stack.settings.redis_url))
+                    peak = max(peak, redis_connections(pid, urlsplit(stack.settings.redis_url).port or 6379))
                     await asyncio.sleep(0.2)
 
             sampler = asyncio.create_task(sample())
@@ -137,19 +98,19 @@ def bound(stack: GatewayStack) -> int:
 
 
 def test_few_watched_matches(fan_stack: GatewayStack) -> None:
-    matches = asyncio.run(make_matches(fan_stack, SOCKETS))
+    matches = asyncio.run(make_matches(fan_stack.settings, SOCKETS))
     watched, peak = asyncio.run(watch_and_move(fan_stack, matches))
     assert 1 <= watched <= peak <= bound(fan_stack)
 
 
 def test_more_watched_matches_than_the_pool_holds_every_watcher_gets_every_view(fan_stack: GatewayStack) -> None:
-    matches = asyncio.run(make_matches(fan_stack, 1000))
+    matches = asyncio.run(make_matches(fan_stack.settings, 1000))
     _, peak = asyncio.run(watch_and_move(fan_stack, matches))
     assert peak <= bound(fan_stack), f"{peak} Redis connections for 1,000 watched matches"
 
 
 @pytest.mark.slow
 def test_five_thousand_watched_matches_keep_the_connections_flat(fan_stack: GatewayStack) -> None:
-    matches = asyncio.run(make_matches(fan_stack, 5000))
+    matches = asyncio.run(make_matches(fan_stack.settings, 5000))
     _, peak = asyncio.run(watch_and_move(fan_stack, matches))
     assert peak <= bound(fan_stack), f"{peak} Redis connections for 5,000 watched matches"
