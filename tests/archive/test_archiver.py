@@ -41,6 +41,9 @@ def played(redis_settings: Settings) -> Iterator[tuple[RedisBackend, list[str], 
         running = client.create_match("nim", 2, seed=99)
         for seat in range(2):
             client.join(running.match_id, seat)
+        version = backend.store.version(running.match_id)
+        for key in ("public", 0, 1):  # the projector writes the views after the join: wait, or a key appears later
+            client.wait_view(running.match_id, key, version)
         yield backend, finished, running.match_id
     finally:
         services.stop()
