@@ -72,6 +72,9 @@ GATEWAY_LIVE_ENTRIES = Counter("airship_gateway_live_entries_total",
                                "Results and view announcements this gateway read from the partitions' live streams")
 GATEWAY_LIVE_READ_FAILURES = Counter("airship_gateway_live_read_failures_total",
                                      "Failed reads of the live streams (Redis unreachable); resynced once back")
+GATEWAY_BATCH_CALLS = Histogram("airship_gateway_redis_batch_calls",
+                                "Redis calls sent together in one pipeline by the gateway's group commit",
+                                buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512))
 GATEWAY_LIVE_LAG = Gauge("airship_gateway_live_lag_seconds",
                          "Age of the newest live entry when this gateway last read one (delivery delay)")
 

@@ -333,7 +333,7 @@ def _routes(app: FastAPI) -> None:
 
     @app.post("/matches/{match_id}/commands", response_model=CommandResult, tags=["play"],
               responses={202: {"model": Pending, "description": "not decided yet: ask again at `location`"},
-                         **problems(401, 404, 413)},
+                         **problems(401, 404, 409, 413)},
               openapi_extra=body_of(SendCommand))
     async def command(request: Request, match_id: MatchId, seat: Annotated[Seat, Depends(seat_of)],
                       wait_s: Annotated[float, Query(ge=0, le=30)] = 10.0) -> Response:

@@ -5,6 +5,8 @@ when a match is created."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import secrets
 import time
 import uuid
@@ -19,6 +21,7 @@ from schemas.logentry import LOOKBACK, Cause, first_cause, load_slice, log_and_f
 from services.games import get_game
 from services.games.errors import BadOptions
 from services.games.rng import derive_rng
+from services.gateway.batch import Batcher
 from services.gateway.wire import Refused
 from services.keys import Keys
 from services.pipeline import redis_conn
@@ -67,6 +70,14 @@ def gateway_meta(reply: object) -> GatewayMeta:
     return GatewayMeta(**dict(meta), abandoned=h.get(b"abandoned") == b"1", abandon_votes=votes)
 
 
+def command_digest(envelope: CommandEnvelope) -> str:
+    """What makes a command the same command when its key is used again: its type, body and expected version
+    (keys in any order), hashed short. Kept with the key in the match's sent hash (``lua/publish.lua``)."""
+    text = json.dumps([envelope.type, envelope.body, envelope.expected_version], sort_keys=True,
+                      separators=(",", ":"), default=str)
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
 def connect_async(url: str, max_connections: int = 64, socket_timeout_s: float | None = None) -> aioredis.Redis:
     """The gateway's client, at most ``max_connections`` connections (requests wait for a free one).
     ``socket_timeout_s``: the longest wait for a reply (None: redis-py's default, 5 s);
@@ -84,14 +95,16 @@ class GatewayStore:
         self._create = r.register_script(lua("create_match"))
         self._claim_seat = r.register_script(lua("claim_seat"))
         self._mark_abandoned = r.register_script(MARK_ABANDONED)
+        self._publish = r.register_script(lua("publish"))
+        self.batch = Batcher(r)
 
     # -- matches ---------------------------------------------------------------------------------
     async def meta(self, match_id: str) -> MatchMeta | None:
-        h = await self.r.hgetall(self.keys.meta(match_id))
+        h = await self.batch.call("HGETALL", self.keys.meta(match_id))
         return gateway_meta(h) if h else None
 
     async def version(self, match_id: str) -> int:
-        return int(await self.r.hget(self.keys.meta(match_id), "version") or 0)
+        return int(await self.batch.call("HGET", self.keys.meta(match_id), "version") or 0)
 
     async def create_match(self, game_name: str, seats: int, options: Mapping[str, Any],
                            reveal_log: bool) -> MatchMeta:
@@ -170,23 +183,28 @@ class GatewayStore:
 
     # -- commands and results --------------------------------------------------------------------
     async def publish(self, envelope: CommandEnvelope) -> CommandResult | None:
-        """In one round trip: the command's recorded result if it has one, mark it sent, add it to its
-        partition's stream. A resent command is published again; the worker answers the copy with the
-        first result and applies nothing (the at-most-once record), so the caller may return the recorded
-        result at once or wait for the first copy's."""
-        k, mid = self.keys, envelope.match_id
-        pipe = self.r.pipeline(transaction=False)
-        pipe.hget(k.seen(mid), envelope.command_id)
-        pipe.hset(k.sent(mid), envelope.command_id, 1)
-        pipe.xadd(k.commands(k.partition(mid)), {FIELD: pack(envelope)})
-        earlier, _, _ = await pipe.execute()
-        return unpack_result(earlier, mid, envelope.command_id) if earlier is not None else None
+        """In one script call (``lua/publish.lua``, sent with the turn's other calls): 409
+        ``idempotency_key_reused`` when the seat used this key for another command; the command's recorded
+        result if it has one; else mark it sent and add it to its partition's stream. A resent command is
+        published again; the worker answers the copy with the first result and applies nothing (the at-most-once
+        record), so the caller may return the recorded result at once or wait for the first copy's."""
+        mid, cid = envelope.match_id, envelope.command_id
+        reply = await self.batch.script(self._publish, [self.keys.meta(mid)],
+                                        [cid, command_digest(envelope), pack(envelope)])
+        outcome = reply[0]
+        if outcome == b"earlier":
+            return unpack_result(reply[1], mid, cid)
+        if outcome == b"reused":
+            raise Refused(409, "idempotency_key_reused",
+                          "this idempotency key was used for another command of this seat: choose a new key for a "
+                          "new command (the first command's result is at GET /matches/{id}/commands/{key})")
+        return None
 
     async def was_sent(self, match_id: str, command_id: str) -> bool:
         return bool(await self.r.hexists(self.keys.sent(match_id), command_id))
 
     async def result(self, match_id: str, command_id: str) -> CommandResult | None:
-        data = await self.r.hget(self.keys.seen(match_id), command_id)
+        data = await self.batch.call("HGET", self.keys.seen(match_id), command_id)
         return unpack_result(cast(bytes, data), match_id, command_id) if data is not None else None
 
     async def results(self, commands: Sequence[tuple[str, str]]) -> list[CommandResult | None]:
@@ -221,7 +239,7 @@ class GatewayStore:
 
     # -- views and logs --------------------------------------------------------------------------
     async def view(self, match_id: str, key: str) -> ViewRecord | None:
-        data = await self.r.hget(self.keys.view(match_id, key), "d")
+        data = await self.batch.call("HGET", self.keys.view(match_id, key), "d")
         return unpack_view(cast(bytes, data)) if data is not None else None
 
     async def read_log(self, match_id: str, game: str, after: int = 0, limit: int | None = None) -> list[EventEnvelope]:

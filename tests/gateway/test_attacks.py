@@ -197,7 +197,9 @@ def test_idempotency_keys_are_scoped_per_seat(stack: GatewayStack, r: redis.Redi
         got = http.get(f"/matches/{match.id}/commands/same", headers=auth(match.tokens[seat]))
         assert got.json() == expected
     before = stored(r, keys, match.id)
-    assert post_command(http, match, 0, take("same", n=3)).json() == first
+    assert post_command(http, match, 0, take("same")).json() == first
+    # the same key with another command is refused, not answered with the first command's result
+    assert assert_problem(post_command(http, match, 0, take("same", n=3)), 409)["code"] == "idempotency_key_reused"
     time.sleep(0.3)
     after = stored(r, keys, match.id)
     assert (after.log_len, after.version, after.seen, after.sent) == (before.log_len, before.version, before.seen,
