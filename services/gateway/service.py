@@ -57,6 +57,11 @@ def for_client(result: CommandResult, seat: int | None = None) -> CommandResult:
     return result
 
 
+def _no_result(future: asyncio.Future[CommandResult | None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 def _current_votes(meta: MatchMeta, version: int) -> dict[int, int]:
     """The abandon votes cast at the match's current version: seat -> when (ms)."""
     votes: dict[int, tuple[int, int]] = getattr(meta, "abandon_votes", {})
@@ -259,11 +264,14 @@ class Gateway:
 
     async def _await(self, seat: Seat, command_id: str, future: asyncio.Future[CommandResult | None],
                      wait_s: float) -> CommandResult | None:
-        """The result within ``wait_s``, else (or when the gateway shuts down first) the recorded one, if any."""
+        """The result within ``wait_s``, else (or when the gateway shuts down first) the recorded one, if any.
+        The future is this caller's own (:meth:`MatchHub.expect`): the deadline answers it with None, cheaper than
+        ``wait_for`` (a timeout scope and a shield per command)."""
+        deadline = asyncio.get_running_loop().call_later(min(wait_s, MAX_WAIT_S), _no_result, future)
         try:
-            result = await asyncio.wait_for(asyncio.shield(future), min(wait_s, MAX_WAIT_S))
-        except TimeoutError:
-            result = None
+            result = await future
+        finally:
+            deadline.cancel()
         if result is None:
             result = await self.store.result(seat.match_id, command_id)  # e.g. the results stream was trimmed
         return for_client(result, seat.seat) if result is not None else None
