@@ -50,6 +50,7 @@ from services import metrics
 from services.games import GAMES, get_game
 from services.games.errors import Rejected
 from services.gateway.addresses import address_key, forwarded_client
+from services.gateway.apidocs import add_docs
 from services.gateway.hub import Hubs
 from services.gateway.limits import GatewayLimits
 from services.gateway.service import Gateway, Seat, scoped_id, summary
@@ -65,7 +66,9 @@ MAX_VERSION = 2**62  # versions are stream entry ids (<version>-0): 64-bit, with
 Key = Annotated[str, Path(pattern=IDEMPOTENCY_KEY)]
 DESCRIPTIONS = {400: "malformed request (the problem names the field)", 401: "missing or wrong seat token",
                 403: "the token's seat may not do this",
-                404: "unknown match", 409: "seat taken or match full", 413: "body too large",
+                404: "unknown match", 409: "seat taken or match full (or, for a command, its idempotency key used "
+                "for another command)", 413: "body too large",
+                415: "a body neither application/json nor application/msgpack",
                 422: "unknown game, bad seat count or options", 429: "rate limited (see Retry-After)",
                 503: "Redis unavailable"}
 
@@ -88,6 +91,9 @@ def without_default_422(app: FastAPI) -> None:
                     entry = op.get("responses", {}).get("422", {})
                     if "HTTPValidationError" in str(entry):
                         del op["responses"]["422"]
+                    if "requestBody" in op:  # every body is read by wire.read_body
+                        op["responses"].setdefault("415", {"description": DESCRIPTIONS[415], "content": {
+                            "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}})
             for name in ("HTTPValidationError", "ValidationError"):
                 doc.get("components", {}).get("schemas", {}).pop(name, None)
             app.openapi_schema = doc
@@ -201,8 +207,9 @@ def create_app(settings: Settings, r: aioredis.Redis | None = None) -> FastAPI:
             if reader is not None:
                 await reader.aclose()
 
-    app = FastAPI(title="airship gateway", version="1", lifespan=lifespan,
+    app = FastAPI(title="airship gateway", version="1", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="The one door for players: lobby, commands, views and logs (docs/gateway.md).")
+    add_docs(app)  # a page of its own, no scripts and no CDN (services.gateway.apidocs)
     _handlers(app)
     _routes(app)
     without_default_422(app)

@@ -16,6 +16,7 @@ from schemas.gateway import Problem
 
 M = TypeVar("M", bound=BaseModel)
 MSGPACK = "application/msgpack"
+BODY_TYPES = frozenset({"application/json", MSGPACK})  # what a request body may be sent as
 MAX_DEPTH = 32
 INT_RANGE = (-(2**63), 2**64 - 1)  # what msgpack (the format of the streams and the store) can hold
 TITLES = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict",
@@ -150,5 +151,10 @@ async def read_body(request: Request, model: type[M], max_bytes: int) -> M:
             chunks.append(chunk)
     except ClientDisconnect:  # the client went away mid-body (or sent less than its Content-Length)
         raise Refused(400, "bad_request", "the body ended before its Content-Length") from None
-    is_msgpack = request.headers.get("content-type", "").split(";")[0].strip() == MSGPACK
-    return validate(model, decode_bytes(b"".join(chunks), is_msgpack) if chunks else {})
+    if not chunks:
+        return validate(model, {})
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media not in BODY_TYPES:  # a foreign page's form or text/plain post (no CORS preflight) stops here
+        raise Refused(415, "unsupported_media_type",
+                      f"send the body as application/json or {MSGPACK} (Content-Type), not {media or 'untyped'}")
+    return validate(model, decode_bytes(b"".join(chunks), media == MSGPACK))

@@ -148,7 +148,8 @@ class Session:
     async def _handle(self, obj: Any) -> None:
         kind = obj.get("kind") if isinstance(obj, dict) else None
         if kind == "ping":
-            self.send(Pong(cid=obj.get("cid") if isinstance(obj.get("cid"), str) else None))
+            cid = obj.get("cid")  # echoed as every answer's cid is: at most 64 characters
+            self.send(Pong(cid=cid[:64] if isinstance(cid, str) else None))
             return
         model = KINDS.get(kind) if isinstance(kind, str) else None
         if model is None:

@@ -20,7 +20,7 @@ from starlette.types import Scope
 STATIC = Path(__file__).with_name("static")
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-                               "connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; "
+                               "connect-src 'self'; object-src 'none'; base-uri 'none'; "
                                "frame-ancestors 'none'; form-action 'self'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",

@@ -155,7 +155,10 @@ def as_read(raw: bytes, content_type: str) -> Any:
     """What these bytes are as JSON or msgpack (chosen as the gateway does, by Content-Type); None when they
     are neither, or hold something that could not be stored as msgpack and given back as JSON. Independent
     of the gateway's own decoder, so a bug there is not taken for the truth."""
-    is_msgpack = content_type.split(";")[0].strip() == MSGPACK
+    media = content_type.split(";")[0].strip().lower()
+    is_msgpack = media == MSGPACK
+    if raw and media not in ("application/json", MSGPACK):  # refused as 415 whatever the bytes
+        return None
     try:
         obj = (msgpack.unpackb(raw, raw=False) if is_msgpack else json.loads(raw)) if raw else {}
         msgpack.packb(obj, use_bin_type=True)
@@ -212,7 +215,7 @@ def test_fuzz_command_bodies(unchanged: World) -> None:
         if would_be_valid(raw, content_type, SendCommand) is not None:
             return  # a valid command would rightly be sent
         headers = {**auth(w.running.tokens[0]), "Content-Type": content_type}
-        assert_refusal(w.http.post(url, content=raw, headers=headers), {400, 413})
+        assert_refusal(w.http.post(url, content=raw, headers=headers), {400, 413, 415})
 
     run()
     for raw in DEEP:
@@ -237,10 +240,10 @@ def test_fuzz_lobby_bodies(unchanged: World) -> None:
             valid = would_be_valid(raw, content_type, CreateMatch)
             if valid is not None and valid.game in GAMES:
                 return  # might create a match
-            assert_refusal(w.http.post("/matches", content=raw, headers=headers), {400, 413, 422})
+            assert_refusal(w.http.post("/matches", content=raw, headers=headers), {400, 413, 415, 422})
         else:  # every seat is taken: a valid request is a 409, nothing else is stored either way
             assert_refusal(w.http.post(f"/matches/{w.full.id}/seats", content=raw, headers=headers),
-                           {400, 409, 413})
+                           {400, 409, 413, 415})
 
     run()
 
