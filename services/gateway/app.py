@@ -51,17 +51,19 @@ from services.games import GAMES, get_game
 from services.games.errors import Rejected
 from services.gateway.addresses import address_key, forwarded_client
 from services.gateway.apidocs import add_docs
+from services.gateway.cache import Lru
 from services.gateway.hub import Hubs
-from services.gateway.limits import GatewayLimits
+from services.gateway.limits import LOG_EVENTS_PER_UNIT, GatewayLimits, cost_of
 from services.gateway.service import Gateway, Seat, scoped_id, summary
 from services.gateway.store import GatewayStore, connect_async
-from services.gateway.wire import Refused, check_options, encode, problem_response, read_body
+from services.gateway.wire import MSGPACK, Refused, check_options, encode, problem_response, read_body, wants_msgpack
 from services.logs import error_text, get_logger
 from services.settings import Settings
 
 log = get_logger("gateway")
 bearer = HTTPBearer(auto_error=False, description="The seat token from joining")
 MatchId = Annotated[str, Path(pattern=MATCH_ID)]
+LOBBY_TTL_S = 1.0
 MAX_VERSION = 2**62  # versions are stream entry ids (<version>-0): 64-bit, with room for version + 1
 Key = Annotated[str, Path(pattern=IDEMPOTENCY_KEY)]
 DESCRIPTIONS = {400: "malformed request (the problem names the field)", 401: "missing or wrong seat token",
@@ -127,6 +129,9 @@ class State:
         self.sessions: set[Any] = set()  # the open WebSocket sessions (services.gateway.ws.Session)
         self.stopping = False
         self.limits = GatewayLimits(r, settings)  # shared by every replica (services.gateway.shared_limits)
+        self.encoded_logs: Lru[bytes] = Lru(16)  # finished matches' log answers, encoded (services.gateway.cache)
+        self.lobby: Lru[list[MatchSummary]] = Lru(256, ttl_s=LOBBY_TTL_S)  # lobby pages, a second old at most
+        self.store.on_change.append(self.lobby.clear)  # this gateway's own creations and joins show at once
         self.open_sockets = 0  # WebSockets admitted under AIRSHIP_GATEWAY_MAX_SOCKETS (services.gateway.ws)
 
     def address(self, request_headers: Any, client: Any) -> str:
@@ -163,10 +168,15 @@ def state_of(request: Request) -> State:
 
 
 async def limited(request: Request) -> State:
-    """Every API request counts against its address's rate."""
+    """Every API request counts against its address's rate, by what its route costs (``limits.COSTS``)."""
     st = state_of(request)
-    await st.limits.address(st.address(request.headers, request.client))
+    await st.limits.address(st.address(request.headers, request.client), request_cost(request))
     return st
+
+
+def request_cost(request: Request) -> int:
+    route = request.scope.get("route")
+    return cost_of(request.method, getattr(route, "path", ""))
 
 
 async def seat_of(match_id: MatchId, request: Request,
@@ -174,7 +184,7 @@ async def seat_of(match_id: MatchId, request: Request,
     st = await limited(request)
     token = auth.credentials if auth else None
     seat = await st.gateway.authenticate(match_id, token)
-    await st.limits.token(seat.token)
+    await st.limits.token(seat.token, request_cost(request))
     return seat
 
 
@@ -291,11 +301,16 @@ def _routes(app: FastAPI) -> None:
                       status: Annotated[str | None, Query(pattern="^(open|running|finished)$")] = None,
                       game: Annotated[str | None, Query(max_length=40)] = None,
                       limit: Annotated[int, Query(ge=1, le=200)] = 50) -> Response:
-        found = await st.store.list_matches(status, limit if game is None else 200)
-        from services.gateway.bots import with_bot_flags
+        """The newest matches (of a status, of a game), a second old at most: the page is read from Redis once a
+        second whatever the number of clients asking."""
+        listed = st.lobby.get((status, game, limit))
+        if listed is None:
+            found = await st.store.list_matches(status, limit if game is None else 200)
+            from services.gateway.bots import with_bot_flags
 
-        listed = [summary(m, v) for m, v in found if game is None or m.game == game][:limit]
-        return encode(request, MatchList(matches=await with_bot_flags(st, listed)))
+            listed = [summary(m, v) for m, v in found if game is None or m.game == game][:limit]
+            listed = st.lobby.put((status, game, limit), await with_bot_flags(st, listed))
+        return encode(request, MatchList(matches=listed))
 
     @app.post("/matches", response_model=MatchSummary, status_code=201, tags=["lobby"],
               openapi_extra=body_of(CreateMatch), responses=problems(413, 422))
@@ -409,8 +424,23 @@ def _routes(app: FastAPI) -> None:
                         token: Annotated[str | None, Depends(optional_token)],
                         after_version: Annotated[int, Query(ge=0, le=MAX_VERSION)] = 0) -> Response:
         if token:
-            await st.limits.token(token)
-        return encode(request, await st.gateway.log(match_id, token, after_version))
+            await st.limits.token(token, request_cost(request))
+        meta = await st.gateway.meta(match_id)
+        if not (meta.status == "finished" and any(
+                st.gateway.finished_logs.peek((match_id, p, after_version)) is not None
+                for p in ("full", "public", *(f"seat:{s}" for s in range(meta.seats))))):
+            events = max(0, await st.gateway.version(match_id) - after_version)  # what reading it will cost
+            if events >= LOG_EVENTS_PER_UNIT:
+                await st.limits.address(st.address(request.headers, request.client), events // LOG_EVENTS_PER_UNIT)
+        answer = await st.gateway.log(match_id, token, after_version)
+        key = (match_id, answer.perspective, after_version)
+        if st.gateway.finished_logs.peek(key) is not answer:  # a running match's: encoded for this request
+            return encode(request, answer)
+        packed = wants_msgpack(request)
+        body = st.encoded_logs.get((*key, packed))  # a finished match's never changes: encoded once
+        if body is None:
+            body = st.encoded_logs.put((*key, packed), bytes(encode(request, answer).body))
+        return Response(body, media_type=MSGPACK if packed else "application/json")
 
     @app.get("/healthz", response_model=Health, tags=["operations"])
     async def healthz(request: Request) -> Response:

@@ -19,6 +19,32 @@ from services.gateway.wire import Refused
 from services.settings import Settings
 
 BURST_S = 4  # a rate limit's burst: this many seconds' worth
+# What a request costs against its address's and token's rates, in units of about a millisecond of gateway CPU
+# (measured per route; docs/gateway.md "Limits"): a client at its limit takes a bounded share of the gateway
+# whatever it asks for. Routes not named cost 1. Reads that are cached cost little after the first.
+COSTS: dict[tuple[str, str], int] = {
+    ("GET", "/matches"): 3,  # a lobby page (cached a second)
+    ("POST", "/matches"): 5,  # a game set up and a script run
+    ("POST", "/matches/{match_id}/seats"): 3,
+    ("POST", "/matches/{match_id}/commands"): 2,
+    ("POST", "/matches/{match_id}/abandon"): 3,
+    ("POST", "/matches/{match_id}/bots"): 3,
+    ("GET", "/matches/{match_id}/log"): 4,  # plus LOG_EVENTS_PER_UNIT below, unless a finished log is cached
+    ("GET", "/matches/{match_id}/replay"): 10,  # a replay is built (kept once built)
+    ("GET", "/matches/{match_id}/replay/{version}"): 3,
+    ("POST", "/players"): 5,
+    ("POST", "/ladder/{game}/matches"): 5,
+    ("GET", "/ladder/{game}"): 3,
+    ("GET", "/ladder/{game}/players/{name}"): 3,
+    ("POST", "/arena/{game}/queue"): 3,
+    ("GET", "/docs"): 2,
+}
+LOG_EVENTS_PER_UNIT = 100  # a log costs one unit more per this many events it reads
+
+
+def cost_of(method: str, path: str) -> int:
+    """The cost of a request to the route ``path`` (its template, e.g. ``/matches/{match_id}/log``)."""
+    return COSTS.get((method, path), 1)
 
 
 @dataclass(slots=True)
@@ -90,24 +116,25 @@ class GatewayLimits:
     async def close(self) -> None:
         await self.shared.close()
 
-    async def rate(self, limit: Limit, key: str) -> None:
-        """Count one request of ``key``; 429 with ``Retry-After`` once it is over ``limit``."""
-        wait = await self.shared.take(limit, key)
+    async def rate(self, limit: Limit, key: str, cost: int = 1) -> None:
+        """Count one request of ``key`` costing ``cost`` units (:data:`COSTS`); 429 with ``Retry-After`` once it
+        is over ``limit``."""
+        wait = await self.shared.take(limit, key, cost)
         if wait > 0:
             metrics.GATEWAY_LIMIT_REFUSALS.labels(limit.name).inc()
             seconds = max(1, math.ceil(wait))
             raise Refused(429, "rate_limited", f"too many requests for this {limit.what}; retry in {seconds} s",
                           headers={"Retry-After": str(seconds)})
 
-    async def token(self, token: str) -> None:
-        await self.rate(self.token_rate, token)
+    async def token(self, token: str, cost: int = 1) -> None:
+        await self.rate(self.token_rate, token, cost)
 
-    async def address(self, address: str) -> None:
-        await self.rate(self.address_rate, address)
+    async def address(self, address: str, cost: int = 1) -> None:
+        await self.rate(self.address_rate, address, cost)
 
-    async def allowed(self, limit: Limit, key: str) -> bool:
-        """The rate check without an exception (WebSocket connections are closed instead)."""
-        wait = await self.shared.take(limit, key)
+    async def allowed(self, limit: Limit, key: str, cost: int = 1) -> bool:
+        """The rate check without an exception (WebSocket connections and messages are refused instead)."""
+        wait = await self.shared.take(limit, key, cost)
         if wait > 0:
             metrics.GATEWAY_LIMIT_REFUSALS.labels(limit.name).inc()
         return wait <= 0

@@ -197,4 +197,5 @@ async def _create_reserved(st: State, game_name: str, players: dict[int, str], o
     del seed
     if not await st.redis.register_script(lua("create_match"))(keys=keys, args=args):
         raise Refused(409, "conflict", "match id taken; try again")
+    st.store.changed()
     return meta

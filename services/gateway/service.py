@@ -22,6 +22,7 @@ from schemas.gateway import (
 )
 from services import metrics
 from services.archive.files import archive_path, read_archive
+from services.gateway.cache import Lru
 from services.gateway.hub import ANY_KEY, Closing, Hubs, Update
 from services.gateway.store import GatewayMeta, GatewayStore
 from services.gateway.wire import Refused
@@ -32,6 +33,7 @@ META_TTL_S = 1.0
 ARCHIVE_CACHE = 64  # archived match logs kept in memory (an archive never changes)
 ARCHIVED = "archived"  # the credential hash of an archived match's seats: no sha256 hex digest, so no token matches
 MAX_WAIT_S = 30.0
+FINISHED_LOGS = 32  # finished matches' log answers kept (per perspective and starting version)
 ABANDON_WAIT_S = 10.0  # how long a vote that ends the match waits for a worker to decide the abandon command
 
 
@@ -87,6 +89,7 @@ class Gateway:
         self.store = store
         self.hubs = hubs
         self._metas: dict[str, tuple[float, MatchMeta]] = {}
+        self.finished_logs: Lru[LogAnswer] = Lru(FINISHED_LOGS)
         self._archives: dict[str, MatchLog] = {}
 
     # -- matches and tokens ----------------------------------------------------------------------
@@ -322,23 +325,28 @@ class Gateway:
     async def log(self, match_id: str, token: str | None, after_version: int) -> LogAnswer:
         meta, archived = await self._lookup(match_id)
         if archived is not None:  # seat tokens cannot be checked once the meta is gone: no seat perspective
+            shown = "full" if meta.reveal_log else "public"
+            if (cached := self.finished_logs.get((match_id, shown, after_version))) is not None:
+                return cached
             events = [e for e in archived.events if e.version > after_version]
-            if meta.reveal_log:
-                return LogAnswer(match_id=match_id, game=meta.game, perspective="full", events=events)
-            return LogAnswer(match_id=match_id, game=meta.game, perspective="public",
-                             events=[e.for_seat(None) for e in events])
+            return self.finished_logs.put((match_id, shown, after_version), LogAnswer(
+                match_id=match_id, game=meta.game, perspective=shown,
+                events=events if meta.reveal_log else [e.for_seat(None) for e in events]))
         seat: int | None = None
         if token:
             seat = (await self.authenticate(match_id, token)).seat
         finished = meta.status == "finished"
         if not finished and seat is None:
             raise Refused(401, "unauthorized", "a running match's log is only given to its seats, as each sees it")
+        perspective = "full" if finished and meta.reveal_log else "public" if seat is None else f"seat:{seat}"
+        key = (match_id, perspective, after_version)
+        if finished and (cached := self.finished_logs.get(key)) is not None:
+            return cached  # a finished log never changes: read and filtered once
         events = await self.store.read_log(match_id, meta.game, after_version)
-        if finished and meta.reveal_log:
-            return LogAnswer(match_id=match_id, game=meta.game, perspective="full", events=events)
-        perspective = "public" if seat is None else f"seat:{seat}"
-        return LogAnswer(match_id=match_id, game=meta.game, perspective=perspective,
-                         events=[e.for_seat(seat) for e in events])
+        if perspective != "full":
+            events = [e.for_seat(seat) for e in events]
+        answer = LogAnswer(match_id=match_id, game=meta.game, perspective=perspective, events=events)
+        return self.finished_logs.put(key, answer) if finished else answer
 
     async def events_for(self, match_id: str, game: str, seat: int | None, after: int) -> list[EventEnvelope]:
         return [e.for_seat(seat) for e in await self.store.read_log(match_id, game, after)]

@@ -74,7 +74,7 @@ class _Entry:
     synced: float = 0.0  # when a flush last answered for it (monotonic; 0: never)
     used: float = 0.0  # when it was last taken, acquired or released
     want: bool = False  # the next flush asks for more
-    asks: int = 0  # requests waiting for that flush
+    asks: int = 0  # what the requests waiting for that flush cost (units)
     seen: int = 0  # rates: requests since ``seen_from`` (the rate it is used at here: how much to lease ahead)
     spent: int = 0  # rates: leased tokens used since the last report
     seen_from: float = 0.0
@@ -129,26 +129,28 @@ class SharedLimits:
         self._swept = time.monotonic()
 
     # -- decisions ---------------------------------------------------------------------------------
-    async def take(self, limit: Limit, key: str) -> float:
-        """One request of ``key`` against the rate ``limit``: 0 when admitted, else the seconds to wait."""
-        e, answered = await self._ready(limit, key)
-        e.seen += 1
+    async def take(self, limit: Limit, key: str, cost: int = 1) -> float:
+        """One request of ``key`` that costs ``cost`` units (1: the cheapest; at most the burst) against the
+        rate ``limit``: 0 when admitted, else the seconds to wait."""
+        cost = max(1, min(int(cost), int(limit.limit)))
+        e, answered = await self._ready(limit, key, cost)
+        e.seen += cost
         self._active.add((limit.name, key))
-        if e.spare >= 1:
-            e.spare -= 1
-            e.spent += 1
+        if e.spare >= cost:
+            e.spare -= cost
+            e.spent += cost
             self._spares.add((limit.name, key))  # reported once the key is idle, if no flush comes first
             return 0.0
         if not answered or e.synced == 0 or self.failing:  # Redis did not answer: this gateway's share, alone
             n, now = self.replicas, time.monotonic()
-            cap = max(1.0, limit.limit / n)
+            cap = max(float(cost), limit.limit / n)
             e.local = cap if e.local < 0 else min(cap, e.local + (now - e.local_at) * limit.rate / n)
             e.local_at = now
-            if e.local >= 1:
-                e.local -= 1
+            if e.local >= cost:
+                e.local -= cost
                 return 0.0
-            return (1 - e.local) * n / limit.rate
-        return max(0.0, 1 - e.room) / limit.rate
+            return (cost - e.local) * n / limit.rate
+        return max(0.0, cost - e.room) / limit.rate
 
     async def acquire(self, limit: Limit, key: str) -> bool:
         """Hold one of ``key``'s at most ``limit.limit`` (False: refused); give it back with :meth:`release`."""
@@ -183,7 +185,7 @@ class SharedLimits:
         e = self._entries.get((limit.name, key))
         return e.count if e is not None else 0
 
-    async def _ready(self, limit: Limit, key: str) -> tuple[_Entry, bool]:
+    async def _ready(self, limit: Limit, key: str, cost: int = 1) -> tuple[_Entry, bool]:
         """The key's entry, after a flush if it has nothing spare and Redis may have more; and False if that
         flush did not answer within ``demand_wait_s`` (the request is then decided locally, as when Redis
         fails)."""
@@ -204,13 +206,13 @@ class SharedLimits:
             if e.inflight and self._flight is not None:
                 answered = await self._wait(self._flight, deadline)
             now = time.monotonic()
-            if not answered or e.spare >= 1 or self.failing or self._closed or not (
+            if not answered or e.spare >= cost or self.failing or self._closed or not (
                     e.synced == 0 or e.room >= 1 or now - e.synced >= self.min_gap_s):
                 return e, answered
             if now >= deadline:  # Redis may have more, but not in time: decided locally
                 return e, False
             e.want = True
-            e.asks += 1
+            e.asks += cost
             self._dirty.add(k)
             future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._waiters.append(future)
@@ -220,8 +222,8 @@ class SharedLimits:
                     await self.flush()
                 answered = await self._wait(future, deadline)
             finally:
-                e.asks -= 1
-            if e.spare >= 1 or not answered:
+                e.asks -= cost
+            if e.spare >= cost or not answered:
                 return e, answered
 
     async def _wait(self, future: asyncio.Future[None], deadline: float) -> bool:

@@ -10,7 +10,7 @@ import json
 import secrets
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 import redis.asyncio as aioredis
@@ -97,6 +97,7 @@ class GatewayStore:
         self._mark_abandoned = r.register_script(MARK_ABANDONED)
         self._publish = r.register_script(lua("publish"))
         self.batch = Batcher(r)
+        self.on_change: list[Callable[[], None]] = []  # called when this gateway created or filled a match
 
     # -- matches ---------------------------------------------------------------------------------
     async def meta(self, match_id: str) -> MatchMeta | None:
@@ -130,6 +131,7 @@ class GatewayStore:
         del seed
         if not await self._create(keys=keys, args=args):
             raise BadOptions(f"match id '{match_id}' is taken")
+        self.changed()
         return meta
 
     async def check_open_room(self, match_id: str) -> None:
@@ -155,8 +157,14 @@ class GatewayStore:
             token = new_token(candidate)
             if await self._claim_seat(keys=keys, args=[candidate, hash_credential(token),
                                                        self.settings.updates_maxlen]):
+                self.changed()
                 return candidate, token
         return None
+
+    def changed(self) -> None:
+        """A match was created or a seat taken here: what this gateway caches of the lobby is out of date."""
+        for hook in self.on_change:
+            hook()
 
     async def list_matches(self, status: str | None, limit: int) -> list[tuple[MatchMeta, int]]:
         """The newest ``limit`` matches with that status from every partition, with their versions."""

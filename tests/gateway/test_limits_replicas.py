@@ -124,6 +124,17 @@ def test_one_client_gets_its_rate_once_not_once_per_gateway(replicas: Replicas) 
             assert replicas.settings.key_prefix not in answer.text
 
 
+def test_a_request_spends_its_address_budget_by_what_it_costs(replicas: Replicas) -> None:
+    """Two addresses flood the gateways for 2 s, one with a cheap route (a match's summary, cost 1), the other
+    with a dear one (the lobby page, cost 3: services.gateway.limits.COSTS): each gets its budget in units, so
+    the dear route is admitted about a third as often, and both within burst + rate * time units."""
+    cheap, _, cheap_s = flood(replicas, f"/matches/{replicas.match_id}", {"X-Forwarded-For": "10.1.0.7"}, 2.0)
+    dear, refused, dear_s = flood(replicas, "/matches", {"X-Forwarded-For": "10.1.0.8"}, 2.0)
+    assert BURST <= cheap <= BURST + RPS * cheap_s + 1, cheap
+    assert (BURST - 2) / 3 <= dear <= (BURST + RPS * dear_s) / 3 + 1, dear
+    assert refused and refused[0].json()["code"] == "rate_limited"
+
+
 def _socket(stack: Replicas, i: int, address: str) -> Socket:
     return Socket(stack.ws_url(i), additional_headers={"X-Forwarded-For": address})
 
