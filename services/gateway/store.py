@@ -173,7 +173,9 @@ class GatewayStore:
         """In one round trip: the command's recorded result if it has one, mark it sent, add it to its
         partition's stream. A resent command is published again; the worker answers the copy with the
         first result and applies nothing (the at-most-once record), so the caller may return the recorded
-        result at once or wait for the first copy's."""
+        result at once or wait for the first copy's. ``sent`` holds the id only while it is in flight: the
+        append removes it with the result recorded. (A rejection past the match's ``rejected_kept`` is not
+        recorded: resent, it is decided again, which is safe as it changed nothing.)"""
         k, mid = self.keys, envelope.match_id
         pipe = self.r.pipeline(transaction=False)
         pipe.hget(k.seen(mid), envelope.command_id)
@@ -183,7 +185,12 @@ class GatewayStore:
         return unpack_result(earlier, mid, envelope.command_id) if earlier is not None else None
 
     async def was_sent(self, match_id: str, command_id: str) -> bool:
-        return bool(await self.r.hexists(self.keys.sent(match_id), command_id))
+        """Whether the command was published and is in flight, or has a result by now: the append removes an id
+        from ``sent`` as it records the result (in the same script), so a result missed a moment ago is found."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hexists(self.keys.sent(match_id), command_id)
+        pipe.hexists(self.keys.seen(match_id), command_id)
+        return any(await pipe.execute())
 
     async def result(self, match_id: str, command_id: str) -> CommandResult | None:
         data = await self.r.hget(self.keys.seen(match_id), command_id)
