@@ -39,8 +39,8 @@ from schemas.envelopes import EventEnvelope
 from schemas.logentry import Cause, load_slice
 from services import metrics
 from services.archive.expiry import OpenExpiry
-from services.archive.idle import IdleExpiry
 from services.archive.files import archive_path, read_archive, write_archive
+from services.archive.idle import IdleExpiry
 from services.faults import fault_point
 from services.keys import Keys
 from services.logs import get_logger

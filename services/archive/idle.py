@@ -61,7 +61,7 @@ class IdleExpiry:
                 running, "-inf", f"({int(cutoff)}", start=offset, num=PAGE))]
             if not ids:
                 return published
-            published += [m for m in self._idle(ids, cutoff) if self._publish(partition, *m)]
+            published += [m for m, v in self._idle(ids, cutoff) if self._publish(partition, m, v)]
             offset += len(ids)
             if len(ids) < PAGE:
                 return published
