@@ -86,8 +86,8 @@ class IdleExpiry:
             fallback[match_id] = int(text(newest[0][0]).split("-")[0]) if newest else float(created or 0)
         idle = [(m, v) for m, v, moved, _ in candidates
                 if (float(moved) if moved is not None else fallback[m]) < cutoff]
-        for match_id, version in idle:
-            pipe.hget(k.seen(match_id), expiry_id(version))
+        for match_id, at in idle:
+            pipe.hget(k.seen(match_id), expiry_id(at))
         decided = pipe.execute() if idle else []
         return [m for m, done in zip(idle, decided, strict=True) if done is None]
 

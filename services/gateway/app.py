@@ -298,6 +298,9 @@ def _routes(app: FastAPI) -> None:
         if not game.min_seats <= body.seats <= game.max_seats:
             raise Refused(422, "bad_options", f"{body.game} takes {game.min_seats} to {game.max_seats} seats")
         check_options(game.Options, game.title, body.options)
+        from services.gateway.players import player_of  # (players imports this module)
+
+        await st.limits.creation(st.address(request.headers, request.client), await player_of(st, request))
         try:
             meta = await st.store.create_match(body.game, body.seats, body.options, body.reveal_log)
         except ValidationError as e:  # a game whose set-up let its options model's error through

@@ -151,6 +151,7 @@ def add_player_routes(app: FastAPI) -> None:
         unknown = [p for p, v in zip(body.players, known, strict=True) if v is None]
         if unknown:
             raise Refused(422, "bad_options", f"not registered: {', '.join(unknown)}")
+        await st.limits.creation(st.address(request.headers, request.client), caller)
         meta = await _create_reserved(st, game, dict(enumerate(body.players)), body.options, body.reveal_log)
         log.info("rated match created", match_id=meta.match_id, game=game, players=body.players)
         return encode(request, summary(meta, await st.store.version(meta.match_id)), 201)
