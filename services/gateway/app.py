@@ -76,6 +76,13 @@ def problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
             for s in (400, 429, 503, *statuses)}
 
 
+CREATE_QUOTA: dict[int | str, dict[str, Any]] = {429: {
+    "model": Problem, "content": {"application/problem+json": {}},
+    "description": "rate limited (`rate_limited`), or the creation quota of the address (without an API key) or of "
+                   "the player (`X-Airship-Key`) is spent (`quota_exceeded`); see Retry-After (docs/gateway.md, "
+                   "Quotas)"}}
+
+
 def without_default_422(app: FastAPI) -> None:
     """FastAPI documents its own 422 for parameter errors; the gateway answers those with a 400 problem."""
     original = app.openapi
@@ -291,7 +298,7 @@ def _routes(app: FastAPI) -> None:
         return encode(request, MatchList(matches=await with_bot_flags(st, listed)))
 
     @app.post("/matches", response_model=MatchSummary, status_code=201, tags=["lobby"],
-              openapi_extra=body_of(CreateMatch), responses=problems(413, 422))
+              openapi_extra=body_of(CreateMatch), responses=problems(413, 422) | CREATE_QUOTA)
     async def create(request: Request, st: Annotated[State, Depends(limited)]) -> Response:
         body = await read_body(request, CreateMatch, st.settings.gateway_max_body)
         game = get_game(body.game)
