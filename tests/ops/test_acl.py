@@ -701,8 +701,9 @@ def test_the_archiver_archives_as_its_own_user_and_may_not_write_to_running_matc
             assert raw.hget(keys.meta(mid), "status") == b"running"
             length = raw.xlen(cmds)
             server.admin.execute_command("ACL", "LOG", "RESET")  # (the refusals above were expected)
-            assert archiver.idle_expiry.run(keys.partition(mid), (time.time() + 10**6) * 1000) == [mid]
-            assert raw.xlen(cmds) == length + 1
+            # (other tests' matches on this server may share the partition: they are ended too)
+            ended = archiver.idle_expiry.run(keys.partition(mid), (time.time() + 10**6) * 1000)
+            assert mid in ended and raw.xlen(cmds) == length + len(ended)
             refused = [(e["username"], e["object"]) for e in server.admin.execute_command("ACL", "LOG")]
             assert not refused, f"Redis refused the archiver's idle expiry: {refused}"
             for argv in [("XRANGE", cmds, "-", "+"), ("XTRIM", cmds, "MAXLEN", "0"), ("XDEL", cmds, "1-0"),
