@@ -8,8 +8,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 ABANDON_COMMAND = "match.abandon"
-"""The system command that ends a running match early, as its players agreed (published by the gateway, never
-accepted from a client: client command types are identifiers, without a dot). Its body is a
+"""The system command that ends a running match early, as its players agreed (published by the gateway) or once
+nobody moved in it for the idle time (published by the archiver, rule ``expired``); never accepted from a client:
+client command types are identifiers, without a dot). Its body is a
 :class:`MatchAbandonedEvent`'s."""
 
 MATCH_ABANDONED = "MatchAbandoned"
@@ -37,12 +38,14 @@ class ViewModel(BaseModel):
 
 
 class MatchAbandonedEvent(Body):
-    """The players ended the match early (``POST /matches/{id}/abandon``)."""
+    """The match ended early: its players agreed (``POST /matches/{id}/abandon``), or nobody moved in it for the
+    service's idle time and the service ended it (rule ``expired``)."""
 
-    votes: list[int] = Field(description="The seats that agreed.")
-    rule: Literal["all", "idle"] = Field(
+    votes: list[int] = Field(description="The seats that agreed (none for an expired match).")
+    rule: Literal["all", "idle", "expired"] = Field(
         description="all: every seat agreed; idle: every seat not to act agreed and the seats to act stayed "
-                    "silent past the idle time (schemas.gateway.abandon_agreed).")
+                    "silent past the idle time (schemas.gateway.abandon_agreed); expired: nobody moved in the "
+                    "match for the service's idle time (AIRSHIP_IDLE_MATCH_S), so the service ended it.")
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,9 @@ ARCHIVED_MATCHES = Counter("airship_archived_matches_total",
                            "Finished matches written to the archive and removed from Redis")
 EXPIRED_OPEN_MATCHES = Counter("airship_expired_open_matches_total",
                                "Open matches nobody filled, removed by the archiver after AIRSHIP_OPEN_TTL_S")
+EXPIRED_IDLE_MATCHES = Counter("airship_expired_idle_matches_total",
+                               "Running matches nobody moved in for AIRSHIP_IDLE_MATCH_S, ended by the archiver's "
+                               "system command (published; the worker decides it)")
 ARCHIVE_ERRORS = Counter("airship_archive_errors_total", "Matches the archiver failed to archive (retried next pass)")
 
 STREAM_PENDING = Gauge("airship_stream_pending", "Entries delivered to the group but not yet acknowledged",

@@ -59,6 +59,16 @@
                                (0: never)
 ``AIRSHIP_MAX_OPEN_MATCHES``   gateway: open matches at most (per partition: this / partitions, rounded up); a
                                creation beyond it is refused with 503 until some begin or expire (0: no limit)
+``AIRSHIP_IDLE_MATCH_S``       archiver: a running match nobody moved in for this long is ended (event
+                               ``MatchAbandoned``, rule ``expired``), then archived like any finished match
+                               (0: never)
+``AIRSHIP_REJECTED_KEPT``      per match: results of commands that changed nothing (rejections) kept in its
+                               at-most-once record beyond one per event; past it they are only delivered live
+``AIRSHIP_GATEWAY_ADDR_CREATES`` gateway: matches a client address may create without an API key at once (a burst)
+``AIRSHIP_GATEWAY_ADDR_CREATES_PER_H`` gateway: ... and then per hour (429 ``quota_exceeded`` beyond)
+``AIRSHIP_GATEWAY_PLAYER_CREATES`` gateway: matches a registered player (its API key) may create at once (a burst);
+                               all players together may create 4 times that from one address
+``AIRSHIP_GATEWAY_PLAYER_CREATES_PER_H`` gateway: ... and then per hour
 =============================  =====================================================================
 
 The defaults of the service loops (batch sizes, blocking and claiming) are defined here once, as the
@@ -131,6 +141,12 @@ _ENV = {
     "archive_every_s": "AIRSHIP_ARCHIVE_EVERY_S",
     "open_ttl_s": "AIRSHIP_OPEN_TTL_S",
     "max_open_matches": "AIRSHIP_MAX_OPEN_MATCHES",
+    "idle_match_s": "AIRSHIP_IDLE_MATCH_S",
+    "rejected_kept": "AIRSHIP_REJECTED_KEPT",
+    "gateway_addr_creates": "AIRSHIP_GATEWAY_ADDR_CREATES",
+    "gateway_addr_creates_per_h": "AIRSHIP_GATEWAY_ADDR_CREATES_PER_H",
+    "gateway_player_creates": "AIRSHIP_GATEWAY_PLAYER_CREATES",
+    "gateway_player_creates_per_h": "AIRSHIP_GATEWAY_PLAYER_CREATES_PER_H",
 }
 
 
@@ -197,6 +213,12 @@ class Settings:
     archive_every_s: float = 60.0
     open_ttl_s: float = 21_600.0
     max_open_matches: int = 20_000
+    idle_match_s: float = 86_400.0
+    rejected_kept: int = 256
+    gateway_addr_creates: int = 20
+    gateway_addr_creates_per_h: float = 60.0
+    gateway_player_creates: int = 40
+    gateway_player_creates_per_h: float = 240.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

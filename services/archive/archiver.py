@@ -1,6 +1,7 @@
 """``airship archiver``: every ``archive_every_s`` seconds, each partition's finished matches that finished more than
 ``archive_grace_s`` ago are written to the archive directory and then removed from Redis (and open matches
-nobody filled within ``open_ttl_s`` are removed: :mod:`services.archive.expiry`).
+nobody filled within ``open_ttl_s`` are removed: :mod:`services.archive.expiry`; running matches nobody moved in
+for ``idle_match_s`` are ended by a system command, then archived as finished: :mod:`services.archive.idle`).
 
 Per match, in this order, so that a crash at any point loses nothing and a new pass finishes the job:
 
@@ -39,6 +40,7 @@ from schemas.logentry import Cause, load_slice
 from services import metrics
 from services.archive.expiry import OpenExpiry
 from services.archive.files import archive_path, read_archive, write_archive
+from services.archive.idle import IdleExpiry
 from services.faults import fault_point
 from services.keys import Keys
 from services.logs import get_logger
@@ -112,6 +114,7 @@ def pending_key(keys: Keys, partition: int) -> str:
 class PassReport:
     archived: list[str] = field(default_factory=list)
     expired: list[str] = field(default_factory=list)  # open matches nobody filled (services.archive.expiry)
+    ended_idle: list[str] = field(default_factory=list)  # running matches idle too long, ended (services.archive.idle)
     waiting: int = 0
     errors: dict[str, str] = field(default_factory=dict)
 
@@ -129,6 +132,7 @@ class Archiver:
         self.clock = clock
         self._delete = r.register_script(DELETE_MATCH)
         self.open_expiry = OpenExpiry(r, self.keys, settings.open_ttl_s)
+        self.idle_expiry = IdleExpiry(r, self.keys, settings.idle_match_s)
         self._stop = threading.Event()
         self.heartbeat: Callable[[], None] = lambda: None
 
@@ -137,9 +141,9 @@ class Archiver:
         while not self._stop.is_set():
             try:
                 report = self.run_once()
-                if report.archived or report.errors or report.expired:
+                if report.archived or report.errors or report.expired or report.ended_idle:
                     log.info("archive pass", archived=len(report.archived), errors=len(report.errors),
-                             waiting=report.waiting, expired=len(report.expired))
+                             waiting=report.waiting, expired=len(report.expired), ended_idle=len(report.ended_idle))
             except redis.RedisError as e:
                 metrics.ARCHIVE_ERRORS.inc()
                 log.warning("archive pass failed", error=repr(e))
@@ -156,6 +160,7 @@ class Archiver:
         for partition in range(self.keys.partitions):
             self._partition(partition, report)
             report.expired += self.open_expiry.run(partition, self.clock() * 1000)
+            report.ended_idle += self.idle_expiry.run(partition, self.clock() * 1000)
             if self._stop.is_set():
                 break
         return report

@@ -97,6 +97,7 @@ def _raise_fd_limit(n: int) -> None:
 def start_gateway(settings: Settings, port: int, sockets: int) -> subprocess.Popen[bytes]:
     env = {**os.environ, "AIRSHIP_GAME_MODULES": TALLY_MODULES, "AIRSHIP_BLOCK_MS": "200",
            "AIRSHIP_GATEWAY_TOKEN_RPS": LIFTED, "AIRSHIP_GATEWAY_ADDR_RPS": LIFTED,
+           "AIRSHIP_GATEWAY_ADDR_CREATES": LIFTED, "AIRSHIP_GATEWAY_ADDR_CREATES_PER_H": LIFTED,
            "AIRSHIP_GATEWAY_SOCKET_RPS": LIFTED, "AIRSHIP_GATEWAY_MAX_SOCKETS": str(sockets + 100),
            "AIRSHIP_GATEWAY_ADDR_CONNECTIONS": str(sockets + 100), "AIRSHIP_GATEWAY_ADDR_SOCKETS": str(sockets + 100)}
     cmd = [sys.executable, "-m", "services.cli", "--log-level", "warning", "gateway", "--redis", settings.redis_url,

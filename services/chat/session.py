@@ -26,7 +26,7 @@ from schemas.envelopes import ViewRecord
 from services.chat.adapter import ChatAdapter, ChatError, get_adapter
 from services.client.errors import GatewayError, NotFound
 from services.client.protocol import GameClient
-from services.games.abandon import is_abandoned
+from services.games.abandon import ended_text, is_abandoned
 from services.games.errors import BadOptions
 from services.pipeline.client import Timeout
 
@@ -302,7 +302,7 @@ class ChatSession:
         if not isinstance(outcome, dict):
             return ""
         if is_abandoned(outcome):
-            return "The match was abandoned by its players' agreement: nobody won."
+            return ended_text(outcome)
         winners = outcome.get("winners") or []
         scores = outcome.get("scores") or []
         verdict = "You won!" if self.seat in winners else ("Nobody won." if not winners else

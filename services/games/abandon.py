@@ -20,7 +20,12 @@ from services.games.base import Body, Command, Event, Game, Outcome
 from services.games.errors import BadCommand, GameOver
 from services.games.kit import first_error
 
-__all__ = ["ABANDON_COMMAND", "MATCH_ABANDONED", "abandoned_outcome", "decide_any", "is_abandoned"]
+__all__ = ["ABANDON_COMMAND", "EXPIRED", "MATCH_ABANDONED", "abandon_rule", "abandoned_outcome", "decide_any",
+           "ended_text", "is_abandoned", "with_rule"]
+
+EXPIRED = "expired"
+"""The rule of the ``MatchAbandoned`` event an idle expiry writes: nobody moved in the match for the service's idle
+time (``AIRSHIP_IDLE_MATCH_S``), so the service ended it (published by the archiver, decided by a worker)."""
 
 
 def abandoned_outcome(seats: int) -> Outcome:
@@ -34,6 +39,30 @@ def is_abandoned(outcome: Outcome | dict[str, Any] | None) -> bool:
         return False
     detail = outcome.detail if isinstance(outcome, Outcome) else outcome.get("detail")
     return isinstance(detail, dict) and detail.get("abandoned") is True
+
+
+def abandon_rule(event_type: str, body: dict[str, Any] | None) -> str | None:
+    """The rule of a ``MatchAbandoned`` event ('all', 'idle' or 'expired'); None for any other event."""
+    if event_type != MATCH_ABANDONED or not isinstance(body, dict):
+        return None
+    rule = body.get("rule")
+    return rule if isinstance(rule, str) else None
+
+
+def with_rule(outcome: dict[str, Any] | None, rule: str | None) -> dict[str, Any] | None:
+    """An abandoned match's outcome (``Outcome.as_dict``) with how it ended in ``detail.rule`` (the games'
+    states keep only that it was abandoned; the projector knows the event and adds the rule for every game)."""
+    if outcome is None or rule is None or not is_abandoned(outcome):
+        return outcome
+    return {**outcome, "detail": {**outcome.get("detail", {}), "rule": rule}}
+
+
+def ended_text(outcome: dict[str, Any]) -> str:
+    """How an abandoned match ended, in words, for chat and text clients."""
+    detail = outcome.get("detail") if isinstance(outcome, dict) else None
+    if isinstance(detail, dict) and detail.get("rule") == EXPIRED:
+        return "The match was ended by the service: nobody moved in it for too long. Nobody won."
+    return "The match was abandoned by its players' agreement: nobody won."
 
 
 def abandon(game: Game[Any], state: Any, body: Body) -> list[Event]:

@@ -81,6 +81,13 @@ def problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
             for s in (400, 429, 503, *statuses)}
 
 
+CREATE_QUOTA: dict[int | str, dict[str, Any]] = {429: {
+    "model": Problem, "content": {"application/problem+json": {}},
+    "description": "rate limited (`rate_limited`), or the creation quota of the address (without an API key) or of "
+                   "the player (`X-Airship-Key`) is spent (`quota_exceeded`); see Retry-After (docs/gateway.md, "
+                   "Quotas)"}}
+
+
 def without_default_422(app: FastAPI) -> None:
     """FastAPI documents its own 422 for parameter errors; the gateway answers those with a 400 problem."""
     original = app.openapi
@@ -313,13 +320,16 @@ def _routes(app: FastAPI) -> None:
         return encode(request, MatchList(matches=listed))
 
     @app.post("/matches", response_model=MatchSummary, status_code=201, tags=["lobby"],
-              openapi_extra=body_of(CreateMatch), responses=problems(413, 422))
+              openapi_extra=body_of(CreateMatch), responses=problems(413, 422) | CREATE_QUOTA)
     async def create(request: Request, st: Annotated[State, Depends(limited)]) -> Response:
         body = await read_body(request, CreateMatch, st.settings.gateway_max_body)
         game = get_game(body.game)
         if not game.min_seats <= body.seats <= game.max_seats:
             raise Refused(422, "bad_options", f"{body.game} takes {game.min_seats} to {game.max_seats} seats")
         check_options(game.Options, game.title, body.options)
+        from services.gateway.players import player_of  # (players imports this module)
+
+        await st.limits.creation(st.address(request.headers, request.client), await player_of(st, request))
         try:
             meta = await st.store.create_match(body.game, body.seats, body.options, body.reveal_log)
         except ValidationError as e:  # a game whose set-up let its options model's error through

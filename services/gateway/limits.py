@@ -47,6 +47,9 @@ def cost_of(method: str, path: str) -> int:
     return COSTS.get((method, path), 1)
 
 
+PLAYERS_PER_ADDRESS = 4  # the players of one address together may create this many times one player's quota
+
+
 @dataclass(slots=True)
 class Bucket:
     tokens: float
@@ -106,8 +109,18 @@ class GatewayLimits:
         self.address_sockets = Limit("address_sockets", s.gateway_addr_sockets, what="address")
         self.token_longpolls = Limit("token_longpolls", s.gateway_longpolls, what="seat token")
         self.address_longpolls = Limit("address_longpolls", s.gateway_addr_longpolls, what="address")
+        # quotas of match creation (docs/gateway.md, "Quotas"): per address without an API key, per player with one
+        # (and all players together from one address: PLAYERS_PER_ADDRESS times a player's)
+        self.address_creates = Limit("address_creates", s.gateway_addr_creates, s.gateway_addr_creates_per_h / 3600,
+                                     "address (without an API key)")
+        self.player_creates = Limit("player_creates", s.gateway_player_creates,
+                                    s.gateway_player_creates_per_h / 3600, "player")
+        self.address_player_creates = Limit("address_player_creates", s.gateway_player_creates * PLAYERS_PER_ADDRESS,
+                                            s.gateway_player_creates_per_h * PLAYERS_PER_ADDRESS / 3600,
+                                            "address (all its players)")
         for limit in (self.token_rate, self.address_rate, self.token_sockets, self.address_sockets,
-                      self.token_longpolls, self.address_longpolls):
+                      self.token_longpolls, self.address_longpolls, self.address_creates, self.player_creates,
+                      self.address_player_creates):
             metrics.GATEWAY_LIMIT_REFUSALS.labels(limit.name).inc(0)
 
     async def start(self) -> None:
@@ -125,6 +138,26 @@ class GatewayLimits:
             seconds = max(1, math.ceil(wait))
             raise Refused(429, "rate_limited", f"too many requests for this {limit.what}; retry in {seconds} s",
                           headers={"Retry-After": str(seconds)})
+
+    async def creation(self, address: str, player: str | None) -> None:
+        """Count one match created by ``address`` (``player``: with that player's API key) against the creation
+        quotas; 429 ``quota_exceeded`` with ``Retry-After`` past them. A quota of 0 is no quota."""
+        if player is None:
+            checks = [(self.address_creates, address)]
+        else:
+            checks = [(self.player_creates, player), (self.address_player_creates, address)]
+        for limit, key in checks:
+            if limit.limit <= 0 or limit.rate <= 0:
+                continue
+            wait = await self.shared.take(limit, key)
+            if wait > 0:
+                metrics.GATEWAY_LIMIT_REFUSALS.labels(limit.name).inc()
+                seconds = max(1, math.ceil(wait))
+                per_h = round(limit.rate * 3600)
+                raise Refused(429, "quota_exceeded",
+                              f"this {limit.what} has created its quota of matches ({int(limit.limit)} at once, then "
+                              f"{per_h} an hour); retry in {seconds} s, or join an open match "
+                              "(GET /matches?status=open)", headers={"Retry-After": str(seconds)})
 
     async def token(self, token: str, cost: int = 1) -> None:
         await self.rate(self.token_rate, token, cost)

@@ -33,7 +33,7 @@ from schemas.players import (
 )
 from services.games import GAMES, get_game
 from services.games.rng import derive_rng
-from services.gateway.app import State, body_of, limited, problems
+from services.gateway.app import CREATE_QUOTA, State, body_of, limited, problems
 from services.gateway.service import summary
 from services.gateway.shared_limits import Limit
 from services.gateway.wire import Refused, check_options, encode, read_body
@@ -128,7 +128,7 @@ def add_player_routes(app: FastAPI) -> None:
         return encode(request, PlayerKey(name=body.name, api_key=api_key), 201)
 
     @app.post("/ladder/{game}/matches", status_code=201, tags=["players"], openapi_extra=body_of(CreateRatedMatch),
-              responses=problems(401, 403, 404, 413, 422))
+              responses=problems(401, 403, 404, 413, 422) | CREATE_QUOTA)
     async def create_rated(request: Request, game: Game) -> Response:
         """A rated match: seat i reserved for ``players[i]``, who joins it with its API key. The caller (its API
         key) must be one of the players."""
@@ -151,6 +151,7 @@ def add_player_routes(app: FastAPI) -> None:
         unknown = [p for p, v in zip(body.players, known, strict=True) if v is None]
         if unknown:
             raise Refused(422, "bad_options", f"not registered: {', '.join(unknown)}")
+        await st.limits.creation(st.address(request.headers, request.client), caller)
         meta = await _create_reserved(st, game, dict(enumerate(body.players)), body.options, body.reveal_log)
         log.info("rated match created", match_id=meta.match_id, game=game, players=body.players)
         return encode(request, summary(meta, await st.store.version(meta.match_id)), 201)

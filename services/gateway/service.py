@@ -181,12 +181,16 @@ class Gateway:
             return CommandResult(command_id=command.idempotency_key, match_id=seat.match_id, seat=seat.seat,
                                  status="rejected", version=await self.store.version(seat.match_id),
                                  code="not_your_turn", reason="the match is waiting for players to join")
-        if getattr(meta, "abandoned", False):  # workers may still hold it as running: refused here
+        if meta.status == "finished" or getattr(meta, "abandoned", False):
+            # Nothing is published for a finished match, and nothing is stored (no ``sent`` entry, no result): the
+            # answer is its recorded result if the key was used before the end, else a rejection made here. (An
+            # abandoned match may still be held as running by workers: refused here too.)
             earlier = await self.store.result(seat.match_id, command_id)
             return for_client(earlier, seat.seat) if earlier is not None else CommandResult(
                 command_id=command.idempotency_key, match_id=seat.match_id, seat=seat.seat, status="rejected",
                 version=await self.store.version(seat.match_id), code="game_over",
-                reason="the match was abandoned by its players")
+                reason="the match was abandoned by its players" if getattr(meta, "abandoned", False)
+                else "the match is over")
         hub = await self.hubs.get(seat.match_id)
         future = hub.expect(command_id)
         try:

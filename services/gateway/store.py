@@ -195,7 +195,9 @@ class GatewayStore:
         ``idempotency_key_reused`` when the seat used this key for another command; the command's recorded
         result if it has one; else mark it sent and add it to its partition's stream. A resent command is
         published again; the worker answers the copy with the first result and applies nothing (the at-most-once
-        record), so the caller may return the recorded result at once or wait for the first copy's."""
+        record), so the caller may return the recorded result at once or wait for the first copy's. The digest stays in
+        ``sent`` as long as the result stays in ``seen`` (a rejection past the match's ``rejected_kept`` leaves both:
+        resent, it is decided again, which is safe as it changed nothing)."""
         mid, cid = envelope.match_id, envelope.command_id
         reply = await self.batch.script(self._publish, [self.keys.meta(mid)],
                                         [cid, command_digest(envelope), pack(envelope)])
@@ -209,7 +211,12 @@ class GatewayStore:
         return None
 
     async def was_sent(self, match_id: str, command_id: str) -> bool:
-        return bool(await self.r.hexists(self.keys.sent(match_id), command_id))
+        """Whether the command was published and is in flight, or has a result by now: the append removes an id
+        from ``sent`` as it records the result (in the same script), so a result missed a moment ago is found."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hexists(self.keys.sent(match_id), command_id)
+        pipe.hexists(self.keys.seen(match_id), command_id)
+        return any(await pipe.execute())
 
     async def result(self, match_id: str, command_id: str) -> CommandResult | None:
         data = await self.batch.call("HGET", self.keys.seen(match_id), command_id)

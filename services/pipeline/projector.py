@@ -27,7 +27,7 @@ from redis.exceptions import RedisError
 from schemas.envelopes import EventEnvelope, ViewRecord
 from schemas.upcast import decode_event
 from services import metrics
-from services.games.abandon import is_abandoned
+from services.games.abandon import abandon_rule, is_abandoned, with_rule
 from services.logs import error_text, get_logger
 from services.pipeline.backoff import Backoff
 from services.pipeline.ports import Delivery, EventStore, ViewStore
@@ -47,7 +47,7 @@ def build_views(loaded: Loaded) -> list[ViewRecord]:
     result = game.outcome(state)
     common: dict[str, Any] = {"match_id": match_id, "version": version, "to_act": sorted(acting),
                               "finished": result is not None,
-                              "outcome": result.as_dict() if result is not None else None,
+                              "outcome": None if result is None else with_rule(result.as_dict(), loaded.abandon_rule),
                               "abandoned": is_abandoned(result)}
     records = [ViewRecord(key="public", view=game.view(state, None), **common)]
     for seat in range(loaded.meta.seats):
@@ -207,6 +207,7 @@ class Projector:
             loaded.state = loaded.game.evolve(loaded.state, to_event(envelope))
             loaded.version = envelope.version
             loaded.top = (envelope.command_id, envelope.type)
+            loaded.abandon_rule = abandon_rule(envelope.type, envelope.body)
             metrics.EVENTS_PROJECTED.labels(loaded.meta.game).inc()
             return loaded
         metrics.VIEW_REBUILDS.inc()

@@ -4,14 +4,20 @@
 Layout (every key under ``<prefix>:{p}``, see :mod:`services.keys`):
 
 - ``match:<id>:meta`` hash: match_id, game, seats, options (msgpack), status, version, created (ms),
-  joined, reveal_log, ``cred:<seat>`` (sha256 of the seat token; the token itself is never stored).
+  joined, reveal_log, ``cred:<seat>`` (sha256 of the seat token; the token itself is never stored), moved (ms,
+  Redis's clock: when the match began or last appended events; the archiver ends it once idle too long).
 - ``match:<id>:secret``: the seed, which only workers (and admin tools) may read.
-- ``match:<id>:sent`` hash: command ids the gateway published (to tell "pending" from "never sent").
+- ``match:<id>:sent`` hash: command ids the gateway published, each with its command's digest (to tell "pending"
+  from "never sent", and to refuse a key reused for another command: ``lua/publish.lua``); an id stays as long as
+  its result stays in ``seen`` (the append drops both for a rejection past ``rejected_kept``).
 - ``match:<id>:log`` stream, entry id ``<version>-0``, field ``e`` = the event as a compact positional array
   (``schemas.logentry``: no match id, version or field names; a command's id once); never trimmed.
 - ``feed`` stream: every event of the partition (field ``e`` = packed EventEnvelope), trimmed to ~``feed_maxlen``.
 - ``match:<id>:seen`` hash command id -> the result (``schemas.codec.pack_result``: a compact array without
-  the match id; results stored before as a map are still read) — the at-most-once record, kept with the log;
+  the match id; results stored before as a map are still read) — the at-most-once record, kept with the log:
+  every command that appended events, and commands that changed nothing (rejections) only while the hash holds
+  fewer than version + ``rejected_kept`` entries (a resent rejection no longer kept is decided again: it changed
+  nothing, so deciding it again is safe);
   ``match:<id>:results`` stream of the same results for waiting clients, trimmed, expiring after the end.
 - ``match:<id>:view:<key>`` hash {v: version, d: ViewRecord (``schemas.codec.pack_view``: msgpack, zlib)};
   ``match:<id>:updates`` stream, one entry per version written: {k: the view keys written at it,
@@ -321,7 +327,7 @@ class RedisStore:
         """The keys and arguments of one script call appending ``group``'s chains (``lua/append.lua``)."""
         s = self._settings
         keys: list[str] = []
-        args: list[Any] = [s.feed_maxlen, s.results_maxlen, s.results_ttl_s, s.live_maxlen]
+        args: list[Any] = [s.feed_maxlen, s.results_maxlen, s.results_ttl_s, s.live_maxlen, s.rejected_kept]
         for match_id, items in group:
             keys += self._append_keys(match_id)
             chain: list[Any] = []

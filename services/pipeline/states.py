@@ -12,6 +12,7 @@ from typing import Any
 
 from schemas.envelopes import EventEnvelope, MatchMeta
 from services.games import get_game
+from services.games.abandon import abandon_rule
 from services.games.base import Event, Game
 from services.pipeline.ports import EventStore
 
@@ -51,6 +52,7 @@ class Loaded:
     version: int
     state: Any
     top: tuple[str | None, str] | None = None  # (command id, type) of the event at ``version``, when known
+    abandon_rule: str | None = None  # the rule of the MatchAbandoned event that ended it (services.games.abandon)
 
 
 class StateCache:
@@ -81,6 +83,7 @@ class StateCache:
             loaded.state = loaded.game.evolve(loaded.state, to_event(envelope))
             loaded.version = envelope.version
             loaded.top = (envelope.command_id, envelope.type)
+            loaded.abandon_rule = abandon_rule(envelope.type, envelope.body)
 
     def put(self, loaded: Loaded) -> None:
         self._cache[loaded.meta.match_id] = loaded

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 from schemas.envelopes import EventEnvelope, MatchMeta, ViewRecord
 from services.games import get_game
+from services.games.abandon import abandon_rule
 from services.games.base import Game
 from services.games.errors import Rejected
 from services.pipeline.projector import build_views
@@ -90,7 +91,9 @@ class Replay:
         version = self.last if version is None else version
         match_id = self.log.match_id or "replay"
         meta = self.log.meta or MatchMeta(match_id=match_id, game=self.game.name, seats=self.seats, seed=0)
-        return build_views(Loaded(self.game, meta, version, self.state_at(version)))
+        last = self.log.events[version - 1] if 0 < version <= len(self.log.events) else None
+        rule = abandon_rule(last.type, last.body) if last is not None else None
+        return build_views(Loaded(self.game, meta, version, self.state_at(version), abandon_rule=rule))
 
     def render_step(self, version: int, seat: int | None = None) -> str:
         """The event at ``version`` as ``seat`` may see it, who caused it, and the board after it."""

@@ -28,8 +28,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+LIFTED_QUOTAS = {"AIRSHIP_GATEWAY_ADDR_CREATES": "1000000", "AIRSHIP_GATEWAY_ADDR_CREATES_PER_H": "1000000",
+                 "AIRSHIP_GATEWAY_PLAYER_CREATES": "1000000", "AIRSHIP_GATEWAY_PLAYER_CREATES_PER_H": "1000000"}
+"""The tests create many matches from one address: the creation quotas are lifted unless a test sets them
+(tests/gateway/test_fair_share.py tests them)."""
+
+
 def spawn_gateway(settings: Settings, port: int, nofile: int | None = None, **env: str) -> subprocess.Popen[bytes]:
-    return launch.spawn_gateway(settings, port, {"AIRSHIP_GAME_MODULES": GAME_MODULES,
+    return launch.spawn_gateway(settings, port, {"AIRSHIP_GAME_MODULES": GAME_MODULES, **LIFTED_QUOTAS,
                                                  "AIRSHIP_BLOCK_MS": str(settings.block_ms), **env}, nofile=nofile)
 
 

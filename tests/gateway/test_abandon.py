@@ -74,7 +74,8 @@ def test_an_abandoned_match_is_finished_in_log_views_lobby_and_archive(archive_s
             view = get_json(http, path, token, after_version=version, wait_s=10)
             assert view["version"] == version + 1 and view["finished"] and view["abandoned"], view
             assert view["to_act"] == [] and view["legal"] == [] and view["view"]["finished"]
-            assert view["outcome"] == {"scores": [0, 0, 0], "winners": [], "detail": {"abandoned": True}}
+            assert view["outcome"] == {"scores": [0, 0, 0], "winners": [],
+                                       "detail": {"abandoned": True, "rule": "all"}}  # the rule: from the event
         refused = send(http, match_id, tokens[0], "late", "pass", {}).json()
         assert refused["status"] == "rejected" and refused["code"] == "game_over"
         assert vote(http, match_id, tokens[0])["abandoned"]  # asking again changes nothing

@@ -187,9 +187,12 @@ def check_a(seen: Seen, truth: Truth, match: Match) -> None:
         assert events == (truth.full() if log["perspective"] == "full" else mine)[start - 1:start - 1 + len(events)]
     for result in seen.results:
         assert result["seat"] == A, result
-        stored = unpack_result(truth.r.hget(truth.keys.seen(match.id), f"{A}.{result['command_id']}")
-                               or b"", match.id, f"{A}.{result['command_id']}")
-        assert result == normal({**stored.model_dump(mode="json"), "command_id": result["command_id"]})
+        raw = truth.r.hget(truth.keys.seen(match.id), f"{A}.{result['command_id']}")
+        if raw is None:  # only rejections may go unkept (past AIRSHIP_REJECTED_KEPT, or to a finished match)
+            assert result["status"] == "rejected", result
+        else:
+            stored = unpack_result(raw, match.id, f"{A}.{result['command_id']}")
+            assert result == normal({**stored.model_dump(mode="json"), "command_id": result["command_id"]})
         assert len(result["reason"] or "") <= 200
     summary, listing = seen.other[0], seen.other[1]
     assert set(summary) == SUMMARY_FIELDS and summary["seats_free"] == [], summary

@@ -633,7 +633,9 @@ def test_the_archiver_archives_as_its_own_user_and_may_not_write_to_running_matc
     """The real archiver code path, logged in as ``archiver``, on a finished and a running match that admin
     stored (on the ``airship`` prefix the ACL names): the finished one is archived and its keys removed,
     Redis refuses none of its commands; the running one is untouched, and what the archiver must never do
-    (write logs, meta, commands, read the command streams, ...) is refused."""
+    (write logs, meta, read or trim the command streams, ...) is refused. It may publish to a command stream (the
+    idle expiry of a running match nobody moved in), and does, as itself."""
+    import time
     import uuid
 
     import redis
@@ -678,7 +680,7 @@ def test_the_archiver_archives_as_its_own_user_and_may_not_write_to_running_matc
             before = {name: raw.dump(key) for name, key in [("meta", keys.meta(mid)), ("log", keys.log(mid)),
                                                            ("secret", keys.secret(mid))]}
             cmds = keys.commands(keys.partition(mid))
-            for argv in [("XADD", cmds, "*", "e", "x"), ("XADD", keys.log(mid), "99-0", "e", "x"),
+            for argv in [("XADD", keys.log(mid), "99-0", "e", "x"),
                          ("XTRIM", keys.log(mid), "MAXLEN", "0"), ("XDEL", keys.log(mid), "1-0"),
                          ("HSET", keys.meta(mid), "status", "finished"), ("SET", keys.secret(mid), "1"),
                          ("EXPIRE", keys.log(mid), "1"), ("XRANGE", cmds, "-", "+"), ("DEL", cmds),
@@ -691,9 +693,29 @@ def test_the_archiver_archives_as_its_own_user_and_may_not_write_to_running_matc
                 with pytest.raises(redis.exceptions.NoPermissionError):
                     client.execute_command(*argv)
             assert {name: raw.dump(keys.match(mid, name)) for name in before} == before
+
+            # the idle expiry (services.archive.idle): a running match nobody moved in gets the system command on
+            # its partition's stream, published by the archiver; that XADD is all it may do to a command stream
+            for seat in range(2):
+                store.claim_seat(mid, seat, f"cred-{seat}")
+            assert raw.hget(keys.meta(mid), "status") == b"running"
+            length = raw.xlen(cmds)
+            server.admin.execute_command("ACL", "LOG", "RESET")  # (the refusals above were expected)
+            # (other tests' matches on this server may share the partition: they are ended too)
+            ended = archiver.idle_expiry.run(keys.partition(mid), (time.time() + 10**6) * 1000)
+            assert mid in ended and raw.xlen(cmds) == length + len(ended)
+            refused = [(e["username"], e["object"]) for e in server.admin.execute_command("ACL", "LOG")]
+            assert not refused, f"Redis refused the archiver's idle expiry: {refused}"
+            for argv in [("XRANGE", cmds, "-", "+"), ("XTRIM", cmds, "MAXLEN", "0"), ("XDEL", cmds, "1-0"),
+                         ("XREADGROUP", "GROUP", "workers", "a", "STREAMS", cmds, ">"),
+                         ("ZADD", keys.match_matches(mid, "running"), "1", "x"),
+                         ("ZREM", keys.match_matches(mid, "running"), mid)]:
+                with pytest.raises(redis.exceptions.NoPermissionError):
+                    client.execute_command(*argv)
         for key in raw.scan_iter(match=f"{keys.tag(keys.partition(mid))}:match:{mid}:*"):
             raw.unlink(key)
         raw.zrem(keys.match_matches(mid, "open"), mid)
+        raw.zrem(keys.match_matches(mid, "running"), mid)
 
 
 PARKED, FEED_DEAD = K.parked(P), K.feed_dead(P)

@@ -125,7 +125,8 @@ def start_gateway(settings: Settings, port: int) -> subprocess.Popen[bytes]:
     # every client of the bench comes from one address, with a command waiting each (a long-poll)
     env = {**_env(), "AIRSHIP_GATEWAY_TOKEN_RPS": LIFTED_RPS, "AIRSHIP_GATEWAY_ADDR_RPS": LIFTED_RPS,
            "AIRSHIP_GATEWAY_SOCKET_RPS": LIFTED_RPS, "AIRSHIP_GATEWAY_ADDR_LONGPOLLS": LIFTED_COUNT,
-           "AIRSHIP_GATEWAY_ADDR_SOCKETS": LIFTED_COUNT,
+           "AIRSHIP_GATEWAY_ADDR_SOCKETS": LIFTED_COUNT, "AIRSHIP_GATEWAY_ADDR_CREATES": LIFTED_COUNT,
+           "AIRSHIP_GATEWAY_ADDR_CREATES_PER_H": LIFTED_RPS,
            "AIRSHIP_GATEWAY_ADDR_CONNECTIONS": LIFTED_RPS}  # every client is on 127.0.0.1: the process cap stays
     return spawn_gateway(settings, port, env)
 

@@ -40,7 +40,7 @@ from services.chat.session import HELP_WORDS, SESSION_WORDS, ChatSession, near_m
 from services.client.errors import GatewayError, NotFound
 from services.client.protocol import GameClient
 from services.games import GAMES
-from services.games.abandon import is_abandoned
+from services.games.abandon import EXPIRED, is_abandoned
 from services.games.errors import BadOptions, Rejected
 from services.logs import get_logger
 from services.pipeline.client import Timeout
@@ -674,6 +674,8 @@ class Tables:
         if not isinstance(outcome, dict):
             return ""
         if is_abandoned(outcome):
+            if (outcome.get("detail") or {}).get("rule") == EXPIRED:
+                return "Ended by the service: nobody moved in it for too long. Nobody won."
             return "Abandoned by its players' agreement: nobody won."
         winners = outcome.get("winners") or []
         scores = outcome.get("scores") or []

@@ -11,7 +11,8 @@
 -- tried: {'duplicate', version, earlier result} | {'conflict', version} | {'appended', version}.
 -- KEYS: per match, 9 keys: meta, log, seen, results, feed, running set, finished set, sent (the gateway's
 --       published ids), live
--- ARGV: feed maxlen, results maxlen, results ttl (s), live maxlen, then per match: how many ARGV entries its chain takes,
+-- ARGV: feed maxlen, results maxlen, results ttl (s), live maxlen, rejections kept in seen beyond the version
+--       (AIRSHIP_REJECTED_KEPT), then per match: how many ARGV entries its chain takes,
 --       then per command: command id, expected version, packed result (without its id: the seen hash's field
 --       and the results entry's `c` hold it), finished (1/0), strict (1/0), event count n, then per event: its
 --       log entry and its packed envelope for the feed.
@@ -24,8 +25,10 @@ local function chain(k, i, last)
   local start, over = version, meta[2] == 'finished'
   local replies = {}
   local function done()  -- the match's version once per chain; a finished match's results and ids expire
-    if version ~= start then
-      redis.call('HSET', KEYS[k + 1], 'version', version)
+    if version ~= start then  -- and when it last moved (the archiver ends matches idle for AIRSHIP_IDLE_MATCH_S)
+      local now = redis.call('TIME')
+      redis.call('HSET', KEYS[k + 1], 'version', version, 'moved',
+                 now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000)))
     end
     if over then
       redis.call('EXPIRE', KEYS[k + 4], ARGV[3])
@@ -52,7 +55,16 @@ local function chain(k, i, last)
       redis.call('XADD', KEYS[k + 2], version .. '-0', 'e', ARGV[j])
       redis.call('XADD', KEYS[k + 5], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[j + 1])
     end
-    redis.call('HSET', KEYS[k + 3], id, result)
+    -- The at-most-once record keeps every command that appended events; a command that changed nothing (a
+    -- rejection) is kept only while the hash holds fewer than version + ARGV[5] entries, so floods of rejected
+    -- commands cannot grow it without bound. One not kept is simply decided again if resent: it changed nothing.
+    -- The gateway's sent hash keeps the command's digest as long as its result is kept (a key reused for another
+    -- command is refused by publish.lua); one not kept leaves it too: the sent hash is as bounded as the seen one.
+    if events > 0 or redis.call('HLEN', KEYS[k + 3]) < version + tonumber(ARGV[5]) then
+      redis.call('HSET', KEYS[k + 3], id, result)
+    else
+      redis.call('HDEL', KEYS[k + 8], id)
+    end
     redis.call('XADD', KEYS[k + 4], 'MAXLEN', '~', ARGV[2], '*', 'c', id, 'r', result)
     redis.call('XADD', KEYS[k + 9], 'MAXLEN', '~', ARGV[4], '*', 'm', meta[3], 'c', id, 'r', result)
     if finished == '1' then
@@ -67,7 +79,7 @@ local function chain(k, i, last)
 end
 
 local out = {}
-local a = 5
+local a = 6
 for m = 0, #KEYS / 9 - 1 do
   local n = tonumber(ARGV[a])
   out[m + 1] = chain(m * 9, a + 1, a + n)

@@ -27,7 +27,9 @@ if redis.call('HSETNX', KEYS[1], 'cred:' .. seat, ARGV[2]) == 0 then
 end
 if redis.call('HINCRBY', KEYS[1], 'joined', 1) == seats then
   local id = redis.call('HGET', KEYS[1], 'match_id')
-  redis.call('HSET', KEYS[1], 'status', 'running')
+  local now = redis.call('TIME')  -- the match begins: its idle time (AIRSHIP_IDLE_MATCH_S) counts from now
+  redis.call('HSET', KEYS[1], 'status', 'running', 'moved',
+             now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000)))
   redis.call('ZREM', KEYS[2], id)
   redis.call('ZREM', KEYS[4], id)
   redis.call('ZADD', KEYS[3], redis.call('HGET', KEYS[1], 'created'), id)

@@ -59,7 +59,11 @@ export function eventText(event, reader) {
 
 export function outcomeText(outcome) {
   if (!outcome) return '';
-  if (outcome.detail && outcome.detail.abandoned === true) return 'abandoned by its players, without a winner';
+  if (outcome.detail && outcome.detail.abandoned === true) {
+    // detail.rule: how it ended (the MatchAbandoned event's rule); 'expired': nobody moved for the service's idle time
+    if (outcome.detail.rule === 'expired') return 'ended by the service as nobody moved for too long, without a winner';
+    return 'abandoned by its players, without a winner';
+  }
   const winners = (outcome.winners || []).map((s) => `seat ${s}`).join(' and ');
   const scores = (outcome.scores || []).map((s, i) => `seat ${i}: ${s}`).join(', ');
   return `${winners || 'nobody'} won (${scores})`;
