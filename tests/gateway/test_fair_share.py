@@ -91,8 +91,13 @@ def running(c: httpx.Client) -> tuple[str, list[str]]:
 
 
 def command(c: httpx.Client, match_id: str, token: str, key: str, n: int = 1, wait_s: float = 10.0) -> httpx.Response:
-    return c.post(f"/matches/{match_id}/commands", params={"wait_s": wait_s}, headers=auth(token),
-                  json={"idempotency_key": key, "type": "take", "body": {"n": n}})
+    """Send a command as a polite client does: a 429 is waited out (Retry-After) and the same key sent again."""
+    while True:
+        answer = c.post(f"/matches/{match_id}/commands", params={"wait_s": wait_s}, headers=auth(token),
+                        json={"idempotency_key": key, "type": "take", "body": {"n": n}})
+        if answer.status_code != 429 or answer.json().get("code") != "rate_limited":
+            return answer
+        time.sleep(float(answer.headers.get("Retry-After", "1")))
 
 
 def to_act(c: httpx.Client, match_id: str) -> int:
