@@ -215,7 +215,7 @@ def test_expiry_limits_and_bad_requests(gateway: TestClient, monkeypatch: pytest
     assert all(t.status_code == 201 and t.json()["status"] == "waiting" for t in tickets)
     refused = REGISTRY.get_sample_value("airship_arena_refused_total", {"reason": "player_limit"}) or 0.0
     over = queue(gateway, keys["ann"], [3])
-    assert over.status_code == 429 and over.json()["code"] == "rate_limited"  # one key cannot fill the queue
+    assert over.status_code == 429 and over.json()["code"] == "arena_ticket_limit"  # one key cannot fill it
     assert REGISTRY.get_sample_value("airship_arena_refused_total", {"reason": "player_limit"}) == refused + 1
     assert gateway.delete(tickets[0].json()["location"], headers={API_KEY_HEADER: keys["ann"]}).status_code == 204
     assert queue(gateway, keys["ann"], [3]).status_code == 201  # a place again
