@@ -2,7 +2,7 @@
 API key, waits to be paired (a long poll on its ticket, which keeps the ticket alive), plays the seat it is given
 with a bot (:class:`~services.bots.sdk.SeatRunner`), and queues again, until it has played ``matches`` (0: until
 stopped). With ``parallel`` > 1 it holds that many tickets, so plays that many matches at once (the gateway lets a
-player hold :data:`services.ratings.arena.TICKETS_PER_PLAYER` waiting tickets; it never pairs two of them into one
+player hold ``AIRSHIP_ARENA_TICKETS_PER_PLAYER`` open tickets, 2 by default; it never pairs two of them into one
 match).
 
 It holds an API key and seat tokens, never Redis credentials. A match that does not move for ``idle_timeout_s``
