@@ -89,6 +89,11 @@ class ArenaTicket(_Wire):
     seat: int | None = None
     token: str | None = Field(default=None, description="The seat token of your seat (Authorization: Bearer).")
     players: list[str] | None = Field(default=None, description="The match's players, in seat order.")
+    claim_in_s: float | None = Field(default=None, description="While matched: every player must collect its seat "
+                                     "(poll its ticket) within this long, or the match is dissolved (the collected "
+                                     "tickets wait again at the front of the queue).")
+    requeued: int = Field(default=0, description="How often a match this ticket was paired into was dissolved "
+                                                 "(a player did not collect its seat) and the ticket queued again.")
 
 
 class ArenaQueueCount(_Wire):
@@ -101,3 +106,4 @@ class ArenaStatus(_Wire):
     queues: list[ArenaQueueCount]
     ticket_ttl_s: float
     tickets_per_player: int
+    claim_s: float = Field(description="A paired match begins only if every seat is collected within this long.")

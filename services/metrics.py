@@ -65,8 +65,10 @@ GATEWAY_LIMITS_REPLICAS = Gauge("airship_gateway_limits_replicas",
 ARENA_TICKETS = Counter("airship_arena_tickets_total", "Tickets queued in the arena, by game", ["game"])
 ARENA_MATCHES = Counter("airship_arena_matches_total", "Rated matches the arena created for paired tickets, by game",
                         ["game"])
-ARENA_REFUSED = Counter("airship_arena_refused_total", "Arena tickets refused, by reason (player_limit, queue_full)",
-                        ["reason"])
+ARENA_REFUSED = Counter("airship_arena_refused_total",
+                        "Arena tickets refused, by reason (player_limit, queue_full, no_show)", ["reason"])
+ARENA_DISSOLVED = Counter("airship_arena_dissolved_total",
+                          "Arena matches dissolved because a seat was not collected in time")
 GATEWAY_HUBS = Gauge("airship_gateway_hubs", "Matches watched by this gateway (fed by its few live readers)")
 GATEWAY_LIVE_ENTRIES = Counter("airship_gateway_live_entries_total",
                                "Results and view announcements this gateway read from the partitions' live streams")

@@ -42,6 +42,14 @@
                                counts per /64
 ``AIRSHIP_GATEWAY_BOT_FLAG_RPS`` gateway: requests per second per client address giving seats to bots (bursts of
                                20 s worth)
+``AIRSHIP_GATEWAY_REGISTER_PER_HOUR`` gateway: player registrations per client address (an IPv6 address: per /64)
+                               and hour, all at once at most (429 ``registration_quota``)
+``AIRSHIP_ARENA_CLAIM_S``      gateway: a match the arena pairs begins only if each player collects its seat within
+                               this long; else it is dissolved, the collected tickets queued again at the front
+``AIRSHIP_ARENA_NO_SHOW_S``    gateway: a player who did not collect its arena seat in time may not queue for this
+                               long (0: no bar)
+``AIRSHIP_ARENA_TICKETS_PER_PLAYER`` gateway: open arena tickets per player (waiting, or matched to a match not
+                               begun), all games together
 ``AIRSHIP_GATEWAY_MAX_CONNECTIONS`` gateway: open connections (HTTP and WebSocket) per process; more are closed on
                                arrival (0: the file-descriptor limit less a tenth, at least 64, of headroom)
 ``AIRSHIP_GATEWAY_ADDR_CONNECTIONS`` gateway: open connections per client address (an IPv6 address: per /64); more
@@ -129,6 +137,10 @@ _ENV = {
     "gateway_socket_rps": "AIRSHIP_GATEWAY_SOCKET_RPS",
     "gateway_trust_proxy": "AIRSHIP_GATEWAY_TRUST_PROXY",
     "gateway_bot_flag_rps": "AIRSHIP_GATEWAY_BOT_FLAG_RPS",
+    "gateway_register_per_hour": "AIRSHIP_GATEWAY_REGISTER_PER_HOUR",
+    "arena_claim_s": "AIRSHIP_ARENA_CLAIM_S",
+    "arena_no_show_s": "AIRSHIP_ARENA_NO_SHOW_S",
+    "arena_tickets_per_player": "AIRSHIP_ARENA_TICKETS_PER_PLAYER",
     "gateway_max_connections": "AIRSHIP_GATEWAY_MAX_CONNECTIONS",
     "gateway_addr_connections": "AIRSHIP_GATEWAY_ADDR_CONNECTIONS",
     "gateway_header_timeout_s": "AIRSHIP_GATEWAY_HEADER_TIMEOUT_S",
@@ -201,6 +213,10 @@ class Settings:
     gateway_socket_rps: float = 50.0
     gateway_trust_proxy: int = 0
     gateway_bot_flag_rps: float = 0.5
+    gateway_register_per_hour: int = 20
+    arena_claim_s: float = 60.0
+    arena_no_show_s: float = 600.0
+    arena_tickets_per_player: int = 2
     gateway_max_connections: int = 0  # 0: from RLIMIT_NOFILE (services.gateway.conns.connection_limits)
     gateway_addr_connections: int = 0  # 0: from RLIMIT_NOFILE
     gateway_header_timeout_s: float = 10.0

@@ -2,11 +2,14 @@
 API key, waits to be paired (a long poll on its ticket, which keeps the ticket alive), plays the seat it is given
 with a bot (:class:`~services.bots.sdk.SeatRunner`), and queues again, until it has played ``matches`` (0: until
 stopped). With ``parallel`` > 1 it holds that many tickets, so plays that many matches at once (the gateway lets a
-player hold :data:`services.ratings.arena.TICKETS_PER_PLAYER` waiting tickets; it never pairs two of them into one
+player hold ``AIRSHIP_ARENA_TICKETS_PER_PLAYER`` open tickets, 2 by default; it never pairs two of them into one
 match).
 
 It holds an API key and seat tokens, never Redis credentials. A match that does not move for ``idle_timeout_s``
 (an opponent who left) is given up: the bot votes to abandon it (an abandoned match is not rated) and queues again.
+A match whose seats are not all collected in the gateway's claim time (``claim_in_s`` of the matched answer) is
+dissolved by the gateway, which puts this bot's ticket back at the front of the queue: the bot polls its ticket
+while it waits for the match to begin, and goes back to waiting on the same ticket when it answers ``waiting``.
 
     arena = Arena(ArenaSettings(url="http://127.0.0.1:8000", game="mad-zeppelin", api_key=KEY, bot="heuristic"))
     report = arena.run()  # until stopped (arena.stop(), from another thread or a signal handler)
@@ -130,13 +133,20 @@ class Arena:
             while self._next():
                 try:
                     matched = self._matched(http)
+                    while matched is not None:
+                        begun = self._begun(client, matched, http)
+                        if begun is True or begun is False:
+                            break
+                        log.info("arena: the match was dissolved (a seat was not collected); queued again",
+                                 match_id=matched.get("match_id"))
+                        matched = self._matched(http, begun)
                 except (Unauthorized, Forbidden, InvalidOptions, BadRequest, NotFound) as e:
                     self.error = e
                     self.stop()
                     break
                 if matched is None:
                     break
-                played = self.play(client, matched)
+                played = self.play(client, matched, begun is True)
                 with self._lock:
                     self.report.played.append(played)
                 if self.on_played is not None:
@@ -155,10 +165,9 @@ class Arena:
         body = {"seats": list(self.settings.seats)} if self.settings.seats else {}
         return dict(self._request(http, "POST", f"/arena/{self.settings.game}/queue", json=body))
 
-    def _matched(self, http: httpx.Client) -> dict[str, Any] | None:
-        """Queue and wait until matched: the ticket with ``match_id``, ``seat``, ``token`` and ``players``. None
-        when stopping (the ticket is taken out of the queue)."""
-        ticket: dict[str, Any] | None = None
+    def _matched(self, http: httpx.Client, ticket: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        """Queue (or wait on ``ticket``) until matched: the ticket with ``match_id``, ``seat``, ``token`` and
+        ``players``. None when stopping (the ticket is taken out of the queue)."""
         failures = 0
         while not self.stopping.is_set():
             try:
@@ -174,8 +183,8 @@ class Arena:
                 if ticket is None:
                     raise
                 ticket = None
-            except Conflict as e:  # the seat was taken by another join with this key: not ours to play
-                log.warning("arena: the seat paired for this ticket was taken otherwise; queueing again",
+            except Conflict as e:  # the seat was taken by another join with this key, or was not collected in time
+                log.warning("arena: the seat paired for this ticket was taken otherwise or lapsed; queueing again",
                             error=error_text(e))
                 ticket = None
             except RateLimited as e:
@@ -198,13 +207,13 @@ class Arena:
         return None
 
     # -- a match -----------------------------------------------------------------------------------------------
-    def play(self, client: GatewayClient, matched: dict[str, Any]) -> Played:
+    def play(self, client: GatewayClient, matched: dict[str, Any], begun: bool = True) -> Played:
         match_id, seat, token = str(matched["match_id"]), int(matched["seat"]), str(matched["token"])
         players = list(matched.get("players") or [])
         spec = f"ismcts:{self.settings.ismcts_iterations}" if self.settings.bot == "ismcts" else self.settings.bot
         bot = make_bot(spec, self.settings.game, secrets.randbits(31))
         runner = SeatRunner(client, match_id, seat, token, bot, timeout_s=self.settings.idle_timeout_s)
-        if not self._begun(client, match_id):  # an opponent never collected its seat: the match never begins
+        if not begun:  # an opponent never collected its seat and the gateway did not dissolve the match
             log.warning("arena: the match did not begin; giving it up", match_id=match_id)
             return Played(match_id, seat, players, "abandoned")
         for attempt in range(20):
@@ -235,15 +244,31 @@ class Arena:
                           scores[seat] if seat < len(scores) else None)
         return Played(match_id, seat, players, "failed")
 
-    def _begun(self, client: GatewayClient, match_id: str) -> bool:
-        """Wait until every seat is taken (commands are refused before), at most ``idle_timeout_s``."""
-        deadline = time.monotonic() + self.settings.idle_timeout_s
+    def _begun(self, client: GatewayClient, matched: dict[str, Any],
+               http: httpx.Client | None = None) -> bool | dict[str, Any]:
+        """Wait until every seat is taken (commands are refused before), at most ``idle_timeout_s``: True once
+        begun, False when it never did, or the ticket (``waiting`` again) when the gateway dissolved the match
+        because a seat was not collected in time (asked once its claim time has passed)."""
+        match_id = str(matched["match_id"])
+        start = time.monotonic()
+        deadline = start + self.settings.idle_timeout_s
+        claim_by = start + float(matched.get("claim_in_s") or 0.0)
+        asked = 0.0
         while time.monotonic() < deadline:
             try:
                 if client.match(match_id).status != "open":
                     return True
             except (ConnectionError, OSError, GatewayError) as e:
                 log.info("arena: the match's summary did not come; asking again", error=error_text(e))
+            now = time.monotonic()
+            if http is not None and matched.get("location") and now > claim_by and now - asked >= 1.0:
+                asked = now
+                try:
+                    ticket = dict(self._request(http, "GET", str(matched["location"])))
+                    if ticket.get("status") == "waiting":
+                        return ticket
+                except (ClientError, httpx.TransportError) as e:
+                    log.info("arena: the ticket did not answer; asking again", error=error_text(e))
             time.sleep(0.2)  # (not stopping.wait: a stopping arena still plays the matches it was paired into)
         return False
 

@@ -180,7 +180,8 @@ def add_arena(sub: SubParsers) -> None:
     p.add_argument("--seats", default=None,
                    help="the seat counts accepted, in order of preference, e.g. 4,3 (default: any the game takes)")
     p.add_argument("--matches", type=int, default=0, help="stop after this many matches (default 0: never)")
-    p.add_argument("--parallel", type=int, default=1, help="matches at once (at most 4: the tickets a player may hold)")
+    p.add_argument("--parallel", type=int, default=1,
+                   help="matches at once (at most the open arena tickets a player may hold: 2)")
     p.add_argument("--idle-timeout-s", type=float, default=300.0,
                    help="abandon a match that does not move for this long, and queue again")
     p.add_argument("--url", default=None, help="the gateway (default: $AIRSHIP_URL or http://127.0.0.1:8000)")

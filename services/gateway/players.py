@@ -98,26 +98,43 @@ async def join_seat(st: State, request: Request, match_id: str, seat: int | None
             raise Refused(403, "forbidden", f"seat {candidate} is reserved for another player")
         if reply == -2:
             raise Refused(409, "conflict", f"{player} already holds a seat of this match")
+        if reply == -3:
+            raise Refused(409, "arena_seat_lapsed", "this arena match was not collected in time: it is dissolved "
+                                                    "and will not begin")
         if reply:
             log.info("seat linked to a player", match_id=match_id, seat=candidate, player=player)
             return candidate, token
     return None
 
 
-REGISTER_RPS, REGISTER_BURST = 0.05, 10  # per client address: 10 at once, then one every 20 s (about 10 a minute)
-REGISTRATIONS = Limit("address_registrations", REGISTER_BURST, REGISTER_RPS, "address's player registrations")
+def registrations(per_hour: int) -> Limit:
+    """The per-address registration quota (``AIRSHIP_GATEWAY_REGISTER_PER_HOUR``): ``per_hour`` at once at most,
+    then refilled at ``per_hour`` an hour, in the gateways' shared limits (it holds across replicas)."""
+    n = max(1, per_hour)
+    return Limit("address_registrations", n, n / 3600, "address's player registrations")
 
 
 def add_player_routes(app: FastAPI) -> None:
     @app.post("/players", response_model=PlayerKey, status_code=201, tags=["players"],
-              openapi_extra=body_of(RegisterPlayer), responses=problems(409, 413))
+              openapi_extra=body_of(RegisterPlayer), responses={**problems(409, 413), 429: {
+                  **problems()[429], "description": "`registration_quota`: this address (an IPv6 address: its /64) "
+                  "registered AIRSHIP_GATEWAY_REGISTER_PER_HOUR players within the hour; see Retry-After"}})
     async def register(request: Request) -> Response:
         """Register a player (a bot or a person); the answer holds its API key, shown this once. Anyone may
-        register, so each client address may register only a few players (about 10 a minute): names are
-        kept for good and must not be a way to fill Redis."""
+        register, so each client address (an IPv6 address: its /64) may register only a few players an hour
+        (``AIRSHIP_GATEWAY_REGISTER_PER_HOUR``, 20 by default): names are kept for good and must be neither a way
+        to fill Redis nor a cheap supply of names (the arena's sybils). 429 ``registration_quota`` past it, with
+        ``Retry-After``."""
         st = await limited(request)
         body = await read_body(request, RegisterPlayer, st.settings.gateway_max_body)
-        await st.limits.rate(REGISTRATIONS, st.address(request.headers, request.client))
+        quota = registrations(st.settings.gateway_register_per_hour)
+        try:
+            await st.limits.rate(quota, st.address(request.headers, request.client))
+        except Refused as e:
+            if e.status != 429:
+                raise
+            raise Refused(429, "registration_quota", f"this address registered its {quota.limit:g} players for "
+                                                     "now; try again later", headers=e.headers) from None
         api_key = new_api_key()
         k = st.settings.keys
         record = pack_obj({"created": int(time.time() * 1000)})
@@ -176,10 +193,12 @@ def add_player_routes(app: FastAPI) -> None:
 
 
 async def _create_reserved(st: State, game_name: str, players: dict[int, str], options: dict[str, Any],
-                           reveal_log: bool, match_id: str | None = None) -> MatchMeta:
+                           reveal_log: bool, match_id: str | None = None,
+                           extra: list[Any] | None = None) -> MatchMeta:
     """As ``GatewayStore.create_match``, with the seat reservations among the meta fields the create script
     writes, so no seat is ever free of its reservation. ``match_id``: the id to create it under (the arena's,
-    chosen when it paired the players; 409 when a match of that id exists)."""
+    chosen when it paired the players; 409 when a match of that id exists); ``extra``: more meta field/value
+    pairs (the arena's claim deadline)."""
     from services.pipeline.redis_backend import lua
 
     game = get_game(game_name)
@@ -192,7 +211,7 @@ async def _create_reserved(st: State, game_name: str, players: dict[int, str], o
     envelopes = [to_envelope(match_id, i + 1, e) for i, e in enumerate(events)]
     k = st.settings.keys
     created_ms = int(time.time() * 1000)
-    fields = [*_meta_fields(meta, created_ms), *reserve_fields(players)]
+    fields = [*_meta_fields(meta, created_ms), *reserve_fields(players), *(extra or [])]
     keys = [k.meta(match_id), k.log(match_id), k.feed(k.partition(match_id)), k.match_matches(match_id, "open")]
     args = [st.settings.feed_maxlen, match_id, created_ms, seed, len(fields), *fields, *log_and_feed(envelopes)]
     del seed

@@ -32,10 +32,28 @@ most ``TICKETS_PER_PLAYER * (n - 1)`` tickets: a pairing scans a few dozen entri
 tickets (every :data:`services.gateway.arena.POLL_EVERY_S` of a long poll) are the safety net for a queue answer
 that was lost.
 
-Limits, so that one key cannot fill the queue: a player holds at most :data:`TICKETS_PER_PLAYER` waiting tickets
-(of all games), the queue holds at most :data:`MAX_WAITING` tickets in all, a player takes at most one seat of
-a match (two tickets of one player are never paired together; the seat claim refuses it too), and unpolled
-tickets expire. Registering players is itself limited per address (``POST /players``).
+Limits, so that one key cannot fill the queue: a player holds at most ``AIRSHIP_ARENA_TICKETS_PER_PLAYER`` open
+tickets (waiting, or matched to a match that has not begun; of all games together), the queue holds at most
+:data:`MAX_WAITING` tickets in all, a player takes at most one seat of a match (two tickets of one player are
+never paired together; the seat claim refuses it too), and unpolled tickets expire. Registering players is itself
+limited per address (``POST /players``, ``AIRSHIP_GATEWAY_REGISTER_PER_HOUR`` per address or IPv6 /64).
+
+**Collecting the seats, or dissolving the match** (the answer to queue poisoning: a few free names queued for
+every seat count but never playing would otherwise capture each real player who comes into a match that never
+begins). A pairing gives the match a *claim deadline* (``AIRSHIP_ARENA_CLAIM_S`` after it) and records it in
+``m:<match>`` and the ``pending`` set; the match is created with it (meta field ``arena_claim_by``), and the seat
+claim refuses a seat after it. A player collects its seat by polling its matched ticket. The poll whose claim
+begins the match (the last seat) settles the match as begun (:data:`SETTLE` 'started': its tickets stop counting
+as the players' open ones). Any arena request on any gateway first looks for matches past their deadline (and
+:data:`SWEEP_GRACE_MS`, for the gateways' clocks) and settles each in two idempotent scripts:
+:data:`DISSOLVE` on the match's slot marks a match still open as dissolved (``arena_dissolved``: no seat is
+claimed from then on, so the collected seats it answers are final; and it goes first in its open set, for the
+archiver to remove at its next pass: nothing is rated, nobody is held in it), then :data:`SETTLE` on the arena's
+slot puts each collected ticket back in the queue *at its front* (the same ticket id, waiting again,
+``requeued`` counted) and lapses the others: their players may not queue for ``AIRSHIP_ARENA_NO_SHOW_S``. Two
+gateways doing it at once get the same answers from DISSOLVE; the first SETTLE removes the match's record and
+the second finds nothing to do. A pairing whose match nobody created ('gone': no seat was collected) lapses
+every ticket; a gateway that would create it past the deadline refuses to.
 """
 
 from __future__ import annotations
@@ -50,17 +68,23 @@ from services.keys import Keys
 
 TICKET_TTL_S = 30.0  # a waiting ticket not polled for this long expires
 MATCHED_TTL_S = 3600.0  # a matched ticket is kept this long, for its player to collect its seat
-TICKETS_PER_PLAYER = 4  # waiting tickets a player may hold at once, all games together
+TICKETS_PER_PLAYER = 2  # AIRSHIP_ARENA_TICKETS_PER_PLAYER's default: open tickets per player, all games together
+SWEEP_GRACE_MS = 3000  # a match is dissolved this long after its claim deadline (gateways' clocks may differ)
+FRONT = 10**13  # a requeued ticket's queue score is its first queue time less this: ahead of every fresh ticket
 MAX_WAITING = 10_000  # waiting tickets in all
 SCAN = 200  # tickets of a queue a pairing looks at (oldest first)
 MAX_SEATS = 16
 
 # -- the scripts: KEYS[1] is always the waiting set, so a cluster routes them to the {arena} slot ----------------
 # Ticket hash fields: player, game, seats (accepted counts, comma-separated, in order of preference), deadline
-# (ms), state (waiting|matched), and once matched: match, seat, players (comma-separated, in seat order). Other
-# keys: q:<game>:<n> (sorted set: the tickets queued for n seats, by time queued), p:<player> (sorted set: the
-# player's waiting tickets, by deadline), waiting (sorted set: every waiting ticket, by deadline), created:<match>
-# (set once the gateway created the match, kept as long as a matched ticket).
+# (ms), queued (ms, when first queued), requeued (how often its match was dissolved), state
+# (waiting|matched|lapsed), and once matched: match, seat, players (comma-separated, in seat order), claim_by (ms).
+# Other keys: q:<game>:<n> (sorted set: the tickets queued for n seats, by time queued; a requeued ticket ahead of
+# all), p:<player> (sorted set: the player's open tickets: waiting ones by deadline, matched ones until their match
+# begins or is dissolved), waiting (sorted set: every waiting ticket, by deadline), created:<match> (set once the
+# gateway created the match, kept as long as a matched ticket), m:<match> (hash: game, tickets in seat order,
+# claim_by; while the match has not begun), pending (sorted set: those matches by claim deadline), ban:<player>
+# (a no-show's cooldown: the time it ends, expiring then).
 
 _EXPIRE = """
 local function forget(prefix, t)
@@ -90,13 +114,23 @@ end
 """
 
 ENQUEUE = """#!lua
--- Queue a ticket. Returns 1, or -1 when the player holds its limit of waiting tickets, -2 when the queue is full.
+-- Queue a ticket. Returns 1, or -1 when the player holds its limit of open tickets, -2 when the queue is full,
+-- -3 while the player is barred for not collecting a seat (its ban:<player> key says until when).
 -- KEYS: waiting set. ARGV: prefix, now ms, ticket, player, game, ttl ms, tickets per player, max waiting,
 -- accepted seat counts (comma-separated, in order of preference)
 """ + _EXPIRE + """
 local prefix, now, t, player, game = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5]
 expire(prefix, now, 100)
+local barred = redis.call('GET', prefix .. 'ban:' .. player)
+if barred and tonumber(barred) > now then
+  return -3
+end
 local mine = prefix .. 'p:' .. player
+for _, other in ipairs(redis.call('ZRANGE', mine, 0, -1)) do
+  if redis.call('EXISTS', prefix .. 't:' .. other) == 0 then  -- a matched ticket whose keys expired
+    redis.call('ZREM', mine, other)
+  end
+end
 if redis.call('ZCARD', mine) >= tonumber(ARGV[7]) then
   return -1
 end
@@ -105,7 +139,7 @@ if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[8]) then
 end
 local deadline = now + tonumber(ARGV[6])
 redis.call('HSET', prefix .. 't:' .. t, 'player', player, 'game', game, 'seats', ARGV[9], 'deadline', deadline,
-           'state', 'waiting')
+           'state', 'waiting', 'queued', now, 'requeued', 0)
 redis.call('ZADD', KEYS[1], deadline, t)
 redis.call('ZADD', mine, deadline, t)
 for n in string.gmatch(ARGV[9], '%d+') do
@@ -116,19 +150,25 @@ return 1
 
 POLL = """#!lua
 -- Keep a ticket alive and try to pair it. Returns {0} for an unknown (or expired) ticket or one of another player;
--- {1, deadline} while it waits; {2, match, seat, players, created (0|1)} once matched.
+-- {1, deadline, requeued} while it waits; {2, match, seat, players, created (0|1), claim_by} once matched;
+-- {3, match} when its seat was not collected in time (the match was dissolved without it).
 -- KEYS: waiting set. ARGV: prefix, now ms, ticket, player, ttl ms, a new match id, matched ttl ms, scan,
--- a random permutation of 0..MAX_SEATS-1 (comma-separated), to seat the players
+-- a random permutation of 0..MAX_SEATS-1 (comma-separated), to seat the players, claim ms
 """ + _EXPIRE + """
 local prefix, now, t, player = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 expire(prefix, now, 100)
 local h = prefix .. 't:' .. t
-local fields = redis.call('HMGET', h, 'player', 'game', 'seats', 'state', 'match', 'seat', 'players')
+local fields = redis.call('HMGET', h, 'player', 'game', 'seats', 'state', 'match', 'seat', 'players', 'claim_by',
+                          'requeued')
 if not fields[1] or fields[1] ~= player then
   return {0}
 end
 if fields[4] == 'matched' then
-  return {2, fields[5], tonumber(fields[6]), fields[7], redis.call('EXISTS', prefix .. 'created:' .. fields[5])}
+  return {2, fields[5], tonumber(fields[6]), fields[7], redis.call('EXISTS', prefix .. 'created:' .. fields[5]),
+          tonumber(fields[8] or 0)}
+end
+if fields[4] == 'lapsed' then
+  return {3, fields[5]}
 end
 local game = fields[2]
 local deadline = now + tonumber(ARGV[5])
@@ -165,20 +205,29 @@ for n in string.gmatch(fields[3], '%d+') do
       seated[order[i] + 1] = players[i]
     end
     local names = table.concat(seated, ',')
+    local claim_by = now + tonumber(ARGV[10])
     local mine = 0
+    local tickets = {}
     for i = 1, need do
       local th = prefix .. 't:' .. group[i]
-      redis.call('HSET', th, 'state', 'matched', 'match', ARGV[6], 'seat', order[i], 'players', names)
+      redis.call('HSET', th, 'state', 'matched', 'match', ARGV[6], 'seat', order[i], 'players', names,
+                 'claim_by', claim_by)
       forget(prefix, group[i])
+      redis.call('ZADD', prefix .. 'p:' .. players[i], claim_by, group[i])  -- open until the match begins
       redis.call('PEXPIRE', th, tonumber(ARGV[7]))
+      tickets[order[i] + 1] = group[i]
       if group[i] == t then
         mine = order[i]
       end
     end
-    return {2, ARGV[6], mine, names, 0}
+    local m = prefix .. 'm:' .. ARGV[6]
+    redis.call('HSET', m, 'game', game, 'tickets', table.concat(tickets, ','), 'claim_by', claim_by)
+    redis.call('PEXPIRE', m, tonumber(ARGV[7]))
+    redis.call('ZADD', prefix .. 'pending', claim_by, ARGV[6])
+    return {2, ARGV[6], mine, names, 0, claim_by}
   end
 end
-return {1, deadline}
+return {1, deadline, tonumber(fields[9] or 0)}
 """
 
 LEAVE = """#!lua
@@ -196,6 +245,98 @@ if fields[2] == 'matched' then
 end
 forget(prefix, t)
 return 1
+"""
+
+SETTLE = """#!lua
+-- A paired match's end in the queue, once known: 'started' (every seat collected: its tickets stop counting as
+-- open) or 'dissolved' (not begun by its claim deadline: the tickets whose seats were collected go back to the
+-- queue at its front, waiting again; the others lapse and their players may not queue for a while). Idempotent:
+-- the first run removes the match's record, later ones find nothing to do. Returns {player, 'requeued'|'lapsed'}
+-- pairs (nothing for 'started' or when settled already).
+-- KEYS: waiting set. ARGV: prefix, now ms, match, outcome, collected seats (comma-separated), ttl ms,
+-- no-show ms, front offset, lapsed ttl ms
+local prefix, now, match, outcome = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
+local m = prefix .. 'm:' .. match
+local tickets = redis.call('HGET', m, 'tickets')
+redis.call('ZREM', prefix .. 'pending', match)
+if not tickets then
+  return {}
+end
+local collected = {}
+for s in string.gmatch(ARGV[5], '%d+') do
+  collected[tonumber(s)] = true
+end
+local out = {}
+local seat = 0
+for t in string.gmatch(tickets, '[^,]+') do
+  local th = prefix .. 't:' .. t
+  local f = redis.call('HMGET', th, 'player', 'game', 'seats', 'queued', 'requeued', 'match', 'state')
+  if f[1] then
+    redis.call('ZREM', prefix .. 'p:' .. f[1], t)
+  end
+  if outcome ~= 'started' and f[1] and f[6] == match and f[7] == 'matched' then
+    if collected[seat] then
+      local deadline = now + tonumber(ARGV[6])
+      redis.call('DEL', th)
+      redis.call('HSET', th, 'player', f[1], 'game', f[2], 'seats', f[3], 'deadline', deadline, 'state', 'waiting',
+                 'queued', f[4], 'requeued', tonumber(f[5] or 0) + 1)
+      redis.call('ZADD', KEYS[1], deadline, t)
+      redis.call('ZADD', prefix .. 'p:' .. f[1], deadline, t)
+      for n in string.gmatch(f[3], '%d+') do
+        redis.call('ZADD', prefix .. 'q:' .. f[2] .. ':' .. n, tonumber(f[4]) - tonumber(ARGV[8]), t)
+      end
+      out[#out + 1] = f[1]
+      out[#out + 1] = 'requeued'
+    else
+      redis.call('DEL', th)
+      redis.call('HSET', th, 'player', f[1], 'state', 'lapsed', 'match', match)
+      redis.call('PEXPIRE', th, tonumber(ARGV[9]))
+      local barred_until = now + tonumber(ARGV[7])
+      if tonumber(ARGV[7]) > 0 then
+        redis.call('SET', prefix .. 'ban:' .. f[1], barred_until, 'PX', tonumber(ARGV[7]))
+      end
+      out[#out + 1] = f[1]
+      out[#out + 1] = 'lapsed'
+    end
+  end
+  seat = seat + 1
+end
+redis.call('DEL', m)
+return out
+"""
+
+# The match's side of a dissolution, on the match's own hash slot (so not in the same script as SETTLE): a match
+# still open after its claim deadline is marked dissolved (the seat claim refuses every seat from then on, so the
+# collected seats it answers never change) and put first in its partition's open set, which the archiver empties
+# of the open matches it finds due (services.archive.expiry): its keys leave Redis at the archiver's next pass.
+DISSOLVE = """#!lua
+-- Returns {'gone'} (no such match: nobody created it), {'started'} (it began), {'early'} (its claim deadline has
+-- not passed), or {'dissolved', collected seats (comma-separated)}.
+-- KEYS: meta, open set. ARGV: match id, now ms
+if string.sub(KEYS[1], -5) ~= ':meta' then
+  return redis.error_reply('ERR the first key must be the meta key')
+end
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return {'gone'}
+end
+local f = redis.call('HMGET', KEYS[1], 'status', 'seats', 'arena_claim_by', 'arena_dissolved')
+if f[1] ~= 'open' then
+  return {'started'}
+end
+if not f[4] then
+  if f[3] and tonumber(ARGV[2]) < tonumber(f[3]) then
+    return {'early'}
+  end
+  redis.call('HSET', KEYS[1], 'arena_dissolved', ARGV[2])
+  redis.call('ZADD', KEYS[2], 'XX', 1, ARGV[1])
+end
+local seats = {}
+for s = 0, tonumber(f[2]) - 1 do
+  if redis.call('HEXISTS', KEYS[1], 'cred:' .. s) == 1 then
+    seats[#seats + 1] = s
+  end
+end
+return {'dissolved', table.concat(seats, ',')}
 """
 
 STATUS = """#!lua
@@ -245,22 +386,32 @@ class Matched:
     seat: int
     players: list[str]  # in seat order
     created: bool  # the match was created (by this gateway or another)
+    claim_by_ms: int = 0  # every seat must be collected by then, else the match is dissolved
 
 
 @dataclass(frozen=True)
 class Waiting:
     deadline_ms: int
+    requeued: int = 0  # how often a match it was paired into was dissolved (it went back to the queue's front)
 
 
-def parse_poll(reply: Sequence[object]) -> Matched | Waiting | None:
+@dataclass(frozen=True)
+class Lapsed:
+    match_id: str  # the match it was paired into, dissolved before its seat was collected
+
+
+def parse_poll(reply: Sequence[object]) -> Matched | Waiting | Lapsed | None:
     """The POLL script's reply: None for an unknown ticket (or another player's)."""
     kind = int(reply[0])  # type: ignore[call-overload]
     if kind == 0:
         return None
     if kind == 1:
-        return Waiting(int(reply[1]))  # type: ignore[call-overload]
+        return Waiting(int(reply[1]), int(_text(reply[2])) if len(reply) > 2 else 0)  # type: ignore[call-overload]
+    if kind == 3:
+        return Lapsed(_text(reply[1]))
     match_id, seat, players, created = (_text(x) for x in reply[1:5])
-    return Matched(match_id, int(seat), players.split(","), created == "1")
+    claim_by = int(_text(reply[5])) if len(reply) > 5 else 0
+    return Matched(match_id, int(seat), players.split(","), created == "1", claim_by)
 
 
 def _text(value: object) -> str:

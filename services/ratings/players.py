@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,6 +29,8 @@ from services.pipeline.redis_backend import lua
 API_KEY_HEADER = "X-Airship-Key"
 KEY_PATTERN = re.compile(r"^ak_[0-9a-f]{48}$")
 RESERVE = "reserve:"  # meta hash field per reserved seat: the player's name
+ARENA_CLAIM_BY = "arena_claim_by"  # meta hash field of an arena match: its seats must be claimed by then (ms)
+ARENA_DISSOLVED = "arena_dissolved"  # set (to when) once an arena match was dissolved: no seat is claimed any more
 
 
 def new_api_key() -> str:
@@ -59,15 +62,21 @@ def claim_player_seat_script() -> str:
     return f"""#!lua
 -- Claim a seat for a registered player and link it to the player, atomically.
 -- Returns the meta hash (HGETALL) when done; nil when claim_seat.lua refuses (unknown match or seat, seat
--- taken); -1 when the seat is reserved for another player; -2 when the player already holds a seat of the match.
+-- taken); -1 when the seat is reserved for another player; -2 when the player already holds a seat of the match;
+-- -3 when the match is an arena match whose seats were not all collected in time (dissolved, or past its claim
+-- deadline: services.ratings.arena).
 -- KEYS: meta, open set, running set, finished set (as claim_seat.lua), the partition's seat-players hash
--- ARGV: seat, credential hash, updates maxlen (as claim_seat.lua), player name, match id
+-- ARGV: seat, credential hash, updates maxlen (as claim_seat.lua), player name, match id, now (ms)
 local function claim()
 {claim}
 end
-local reserved = redis.call('HGET', KEYS[1], '{RESERVE}' .. ARGV[1])
+local checks = redis.call('HMGET', KEYS[1], '{RESERVE}' .. ARGV[1], '{ARENA_CLAIM_BY}', '{ARENA_DISSOLVED}')
+local reserved = checks[1]
 if reserved and reserved ~= ARGV[4] then
   return -1
+end
+if checks[3] or (checks[2] and tonumber(ARGV[6]) > tonumber(checks[2])) then
+  return -3
 end
 if redis.call('HEXISTS', KEYS[5], ARGV[5] .. '.p.' .. ARGV[4]) == 1 then
   return -2
@@ -89,8 +98,8 @@ def claim_keys(keys: Keys, match_id: str) -> list[str]:
 
 
 def claim_args(seat: int, credential_hash: str, player: str, match_id: str, updates_maxlen: int) -> list[Any]:
-    """The ARGV of :func:`claim_player_seat_script`, in its order."""
-    return [seat, credential_hash, updates_maxlen, player, match_id]
+    """The ARGV of :func:`claim_player_seat_script`, in its order (now: this gateway's clock)."""
+    return [seat, credential_hash, updates_maxlen, player, match_id, int(time.time() * 1000)]
 
 
 def link_fields(match_id: str, seats: int) -> list[str]:

@@ -215,7 +215,7 @@ def test_expiry_limits_and_bad_requests(gateway: TestClient, monkeypatch: pytest
     assert all(t.status_code == 201 and t.json()["status"] == "waiting" for t in tickets)
     refused = REGISTRY.get_sample_value("airship_arena_refused_total", {"reason": "player_limit"}) or 0.0
     over = queue(gateway, keys["ann"], [3])
-    assert over.status_code == 429 and over.json()["code"] == "rate_limited"  # one key cannot fill the queue
+    assert over.status_code == 429 and over.json()["code"] == "arena_ticket_limit"  # one key cannot fill it
     assert REGISTRY.get_sample_value("airship_arena_refused_total", {"reason": "player_limit"}) == refused + 1
     assert gateway.delete(tickets[0].json()["location"], headers={API_KEY_HEADER: keys["ann"]}).status_code == 204
     assert queue(gateway, keys["ann"], [3]).status_code == 201  # a place again
@@ -325,3 +325,38 @@ def test_a_group_paired_by_a_gateway_that_died_is_created_by_the_next_poll(gatew
     dee = poll(gateway, f"/arena/nim/queue/{dee_ticket}", dee_key).json()  # dee's: the same match, not a new one
     assert dee["match_id"] == "deadbeef00000001" and dee["seat"] == paired.seat
     assert r.hget(settings.keys.meta("deadbeef00000001"), "status") == b"running"
+
+
+def test_a_dissolved_match_requeues_the_collected_tickets_at_the_front_once(scripts: Scripts, r: redis.Redis,
+                                                                             settings: Settings) -> None:
+    """SETTLE run twice (two gateways noticing the same deadline) changes the queue once; DISSOLVE on the match's
+    slot answers the same collected seats however often it runs, and refuses to act before the deadline."""
+    k = settings.keys
+    for ticket, player in (("s1", "syb"), ("a1", "ann")):
+        assert scripts.enqueue(ticket, player, "2") == 1
+    found = scripts.poll("a1", "ann", "mx", claim_ms=5_000)
+    assert isinstance(found, arena.Matched) and found.claim_by_ms == scripts.now + 5_000
+    assert r.zscore(k.arena("pending"), "mx") == scripts.now + 5_000
+    assert scripts.enqueue("a2", "ann", limit=2) == 1  # the matched ticket counts among ann's open ones:
+    assert scripts.enqueue("a3", "ann", limit=2) == -1
+
+    meta, open_set = k.meta("mx"), k.match_matches("mx", "open")
+    seat = found.seat
+    r.hset(meta, mapping={"status": "open", "seats": 2, "arena_claim_by": found.claim_by_ms, f"cred:{seat}": "h"})
+    r.zadd(open_set, {"mx": scripts.now})
+    dissolve = r.register_script(arena.DISSOLVE)
+    assert dissolve(keys=[meta, open_set], args=["mx", scripts.now + 4_000]) == [b"early"]
+    answers = [dissolve(keys=[meta, open_set], args=["mx", scripts.now + 6_000 + i]) for i in range(2)]
+    assert answers == [[b"dissolved", str(seat).encode()]] * 2 and r.zscore(open_set, "mx") == 1
+
+    scripts.now += 6_000
+    settled = scripts.settle("mx", "dissolved", str(seat))  # (player, what) in seat order
+    assert sorted(zip(settled[::2], settled[1::2], strict=True)) == [("ann", "requeued"), ("syb", "lapsed")]
+    assert scripts.settle("mx", "dissolved", str(seat)) == []  # the second gateway: nothing left to do
+    assert r.zrange(k.arena("q:nim:2"), 0, -1) == [b"a1", b"a2"]  # ann's requeued ticket ahead of her newer one
+    again = scripts.poll("a1", "ann")
+    assert isinstance(again, arena.Waiting) and again.requeued == 1
+    assert scripts.poll("s1", "syb") == arena.Lapsed("mx")
+    assert scripts.enqueue("s2", "syb", "2") == -3  # barred for a while
+    scripts.now += 600_001
+    assert scripts.enqueue("s2", "syb", "3") == 1

@@ -90,6 +90,7 @@ def test_ratings_converge_the_right_way(game: str, r: redis.Redis, settings: Set
         assert len(set(got.players)) == seats
         for name in got.players:  # every ticket of the group is matched: its players queue again
             del tickets[name]
+        assert scripts.settle(got.match_id, "started") == []  # every seat collected (the gateway says so)
         bots = [make_bot(PLAYERS[name], game, rng.randrange(2**31)) for name in got.players]
         report = play_match(InProcess(partitions=1).client(), game, seats, bots, seed=rng.randrange(2**62),
                             match_id=got.match_id)
@@ -108,7 +109,9 @@ def test_ratings_converge_the_right_way(game: str, r: redis.Redis, settings: Set
 @pytest.fixture(scope="module")
 def stack(redis_url: str) -> Iterator[GatewayStack]:
     settings: Settings = stack_settings(redis_url, "arena")
-    with running_stack(settings, AIRSHIP_GATEWAY_ADDR_RPS="5000", AIRSHIP_GATEWAY_TOKEN_RPS="5000") as running:
+    # Each player plays both games two at a time: four open tickets (AIRSHIP_ARENA_TICKETS_PER_PLAYER is 2).
+    with running_stack(settings, AIRSHIP_GATEWAY_ADDR_RPS="5000", AIRSHIP_GATEWAY_TOKEN_RPS="5000",
+                       AIRSHIP_ARENA_TICKETS_PER_PLAYER="4") as running:
         ratings: subprocess.Popen[bytes] = spawn_ratings(settings)
         try:
             yield running

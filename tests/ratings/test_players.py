@@ -80,7 +80,9 @@ def rated_match_status(gateway: TestClient, players: list[str], key: str) -> int
 
 
 def test_one_address_cannot_register_players_without_end(gateway: TestClient) -> None:
-    statuses = [gateway.post("/players", json={"name": f"flood-{i}"}).status_code for i in range(12)]
-    assert statuses[:10] == [201] * 10 and statuses[10:] == [429, 429], statuses
+    quota = Settings().gateway_register_per_hour  # the default, per address and hour (AIRSHIP_GATEWAY_REGISTER_...)
+    statuses = [gateway.post("/players", json={"name": f"flood-{i}"}).status_code for i in range(quota + 2)]
+    assert statuses[:quota] == [201] * quota and statuses[quota:] == [429, 429], statuses
     refused = gateway.post("/players", json={"name": "flood-late"})
-    assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
+    assert refused.status_code == 429 and refused.json()["code"] == "registration_quota"
+    assert int(refused.headers["retry-after"]) >= 60  # one registration an hour / quota: minutes, not seconds
