@@ -5,6 +5,7 @@ what is limited per socket (messages on one WebSocket)."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from collections.abc import AsyncIterator
@@ -39,7 +40,16 @@ COSTS: dict[tuple[str, str], int] = {
     ("POST", "/arena/{game}/queue"): 3,
     ("GET", "/docs"): 2,
 }
+TARPIT_S = 1.0  # the longest a refusal is held back (tarpit)
+TARPIT_MIN_S = 0.25  # and the shortest: a refused flood sends at most 4 requests a second per connection
 LOG_EVENTS_PER_UNIT = 100  # a log costs one unit more per this many events it reads
+
+
+async def tarpit(wait_s: float) -> None:
+    """Hold a refusal back until the client could have been admitted (at most :data:`TARPIT_S`): a client that
+    ignores ``Retry-After`` is paced like one that honours it, so a flood of refused requests costs the flooder
+    its connections' time, not the gateway's CPU (its connections per address are capped: services.gateway.conns)."""
+    await asyncio.sleep(min(max(wait_s, TARPIT_MIN_S), TARPIT_S))
 
 
 def cost_of(method: str, path: str) -> int:
@@ -135,6 +145,7 @@ class GatewayLimits:
         wait = await self.shared.take(limit, key, cost)
         if wait > 0:
             metrics.GATEWAY_LIMIT_REFUSALS.labels(limit.name).inc()
+            await tarpit(wait)
             seconds = max(1, math.ceil(wait))
             raise Refused(429, "rate_limited", f"too many requests for this {limit.what}; retry in {seconds} s",
                           headers={"Retry-After": str(seconds)})
@@ -152,6 +163,7 @@ class GatewayLimits:
             wait = await self.shared.take(limit, key)
             if wait > 0:
                 metrics.GATEWAY_LIMIT_REFUSALS.labels(limit.name).inc()
+                await tarpit(wait)
                 seconds = max(1, math.ceil(wait))
                 per_h = round(limit.rate * 3600)
                 raise Refused(429, "quota_exceeded",
@@ -170,6 +182,7 @@ class GatewayLimits:
         wait = await self.shared.take(limit, key, cost)
         if wait > 0:
             metrics.GATEWAY_LIMIT_REFUSALS.labels(limit.name).inc()
+            await tarpit(wait)
         return wait <= 0
 
     async def acquire(self, limit: Limit, key: str) -> bool:

@@ -130,6 +130,8 @@ def test_sent_and_seen_stay_bounded_under_a_flood_of_rejected_commands(stack: Ga
         mover = to_act(c, match_id)
         good = command(c, match_id, tokens[mover], "good")
         assert good.json()["status"] == "accepted", good.text
+        moved = good.json()["version"]  # the view after that move (the projector writes it a moment later)
+        wait_until(lambda: c.get(f"/matches/{match_id}/views/public").json()["version"] >= moved)
         idle = to_act(c, match_id)
         waiting = 1 - idle  # the seat not to act: every take it sends is rejected
         flood = 120

@@ -76,10 +76,12 @@ def replicas(redis_url: str) -> Iterator[Replicas]:
 
 
 def flood(stack: Replicas, path: str, headers: dict[str, str], seconds: float,
-          spoof: bool = False) -> tuple[int, list[httpx.Response], float]:
+          spoof: bool = False, rotate: bool = False) -> tuple[int, list[httpx.Response], float]:
     """GET ``path`` as fast as one client can, round-robin over the three gateways, for ``seconds``: how many
     were admitted, the refusals, and the time it took. ``spoof``: a different made-up leftmost X-Forwarded-For
-    entry each time (the client's own, before the proxy's)."""
+    entry each time (the client's own, before the proxy's); ``rotate``: a different address each time (as the
+    proxy saw it: a token used from many addresses). A refusal is held back until the client could have been
+    admitted (the tarpit), so a flood is paced much as a polite client."""
     clients = [client(url) for url in stack.urls]
     admitted, refused = 0, []
     started = time.monotonic()
@@ -89,6 +91,8 @@ def flood(stack: Replicas, path: str, headers: dict[str, str], seconds: float,
             sent = dict(headers)
             if spoof:
                 sent["X-Forwarded-For"] = f"198.51.100.{i % 250}, {headers['X-Forwarded-For']}"
+            if rotate:
+                sent["X-Forwarded-For"] = f"10.2.{i % 250}.1"
             answer = clients[i % 3].get(path, headers=sent)
             if answer.status_code == 429:
                 refused.append(answer)
@@ -110,13 +114,13 @@ def test_one_client_gets_its_rate_once_not_once_per_gateway(replicas: Replicas) 
     with ThreadPoolExecutor(2) as pool:
         by_address = pool.submit(flood, replicas, f"{views}/public", {"X-Forwarded-For": "10.1.0.1"}, 3.0, True)
         by_token = pool.submit(flood, replicas, f"{views}/me",
-                               {"X-Forwarded-For": "10.1.0.2", **auth(replicas.tokens[0])}, 3.0)
+                               {"X-Forwarded-For": "10.1.0.2", **auth(replicas.tokens[0])}, 3.0, rotate=True)
         results = {"address": by_address.result(), "token": by_token.result()}
     registry = replicas.settings.keys.limits("gateways")
     assert connect(replicas.settings.redis_url).zcard(registry) == 3  # the three share one registry
     for kind, (admitted, refused, elapsed) in results.items():
         allowed = BURST + RPS * elapsed
-        assert len(refused) + admitted >= 2 * allowed, (kind, "the client sent too little to tell", admitted)
+        assert len(refused) >= 5, (kind, "the client was not refused: it sent too little to tell", admitted)
         assert BURST <= admitted <= allowed + 1, (kind, admitted, allowed)  # 3x: ~210; 2x: ~140
         for answer in refused[:20]:
             assert answer.headers["content-type"].startswith(PROBLEM) and answer.json()["code"] == "rate_limited"
