@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import redis.exceptions
 
 from services.bench import TALLY_MODULES
 from services.bench.pipeline import cpu_seconds, start_services, stop_services
@@ -96,6 +97,17 @@ class Run:
                 "p99_ms": round(self.pct(0.99), 3), "max_ms": round(max(self.latencies_ms, default=0.0), 3),
                 "mean_ms": round(sum(self.latencies_ms) / len(self.latencies_ms), 3) if self.latencies_ms else 0.0,
                 "clients": self.clients, "cpu_ms_per_command": self.cpu_ms_per_command(), "errors": self.errors[:10]}
+
+
+def local_redis_pid(url: str) -> int | None:
+    """The pid of the Redis server at ``url`` if it runs on this host (its /proc entry is a redis-server), else
+    None (another host, or another pid namespace)."""
+    try:
+        pid = int(connect(url).info("server")["process_id"])
+        comm = Path(f"/proc/{pid}/comm").read_text()
+    except (OSError, KeyError, ValueError, redis.exceptions.RedisError):
+        return None
+    return pid if comm.startswith("redis") else None
 
 
 def cpu_by_kind(services: dict[str, list[int]]) -> dict[str, float]:
@@ -254,6 +266,9 @@ def measure(settings: Settings, clients: int, processes: int, commands: int, wor
     gateway = start_gateway(settings, port)
     services = {"gateway": [gateway.pid], "workers": [p.pid for p in procs[:workers]],
                 "projector": [p.pid for p in procs[workers:]]}
+    redis_pid = local_redis_pid(settings.redis_url)
+    if redis_pid is not None:  # Redis's CPU per command too, when it runs on this host
+        services["redis"] = [redis_pid]
     procs.append(gateway)
     try:
         wait_ready(url, gateway)
@@ -315,7 +330,7 @@ def run_gateway_bench(settings: Settings, clients: int = 32, processes: int = 4,
     print(f"gateway bench: {clients} clients in {processes} load processes, {commands} commands per run, "
           f"{workers} worker{'s' if workers > 1 else ''}, {settings.partitions} partitions; "
           f"latency = command sent to its result")
-    kinds = ["gateway", "workers", "projector", "load"]
+    kinds = ["gateway", "workers", "projector", "load", "redis"]
     print(f"{'':22} {'commands/s':>10} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8} {'results':>8}   "
           f"CPU ms per command: {' '.join(f'{k:>9}' for k in kinds)}")
     for row in sorted(runs.values(), key=lambda r: -r.clients):
