@@ -65,7 +65,8 @@ def latency_s(c: httpx.Client, match_id: str, token: str, tag: str) -> float:
     return time.perf_counter() - started
 
 
-def flood(url: str, address: str, path: str, seconds: float, threads: int) -> dict[str, Any]:
+def flood(url: str, address: str, path: str, seconds: float, threads: int) -> tuple[dict[str, int],
+                                                                                   list[threading.Thread]]:
     """``threads`` clients from ``address`` GET ``path`` as fast as they can for ``seconds``."""
     counts = {"ok": 0, "refused": 0, "other": 0, "bytes": 0}
     lock = threading.Lock()
@@ -83,8 +84,7 @@ def flood(url: str, address: str, path: str, seconds: float, threads: int) -> di
     workers = [threading.Thread(target=run) for _ in range(threads)]
     for w in workers:
         w.start()
-    counts["workers"] = workers  # type: ignore[assignment]
-    return counts
+    return counts, workers
 
 
 @pytest.mark.parametrize("target", ["log", "lobby"])
@@ -98,10 +98,10 @@ def test_costly_reads_from_one_address_leave_another_clients_latency(stack: Gate
         before = statistics.median(latency_s(victim, match_id, token, "before") for _ in range(9))
         seconds = 4.0
         started = time.monotonic()
-        counts = flood(stack.url, "127.0.0.23" if target == "log" else "127.0.0.24", path, seconds, READERS)
+        counts, workers = flood(stack.url, "127.0.0.23" if target == "log" else "127.0.0.24", path, seconds, READERS)
         time.sleep(1.0)  # the burst is spent: the flood is refused now
         during = statistics.median(latency_s(victim, match_id, token, "during") for _ in range(9))
-        for w in counts.pop("workers"):  # type: ignore[attr-defined]
+        for w in workers:
             w.join()
         elapsed = time.monotonic() - started
     print(f"\n{target}: before {before * 1000:.1f} ms, during {during * 1000:.1f} ms; flood {counts}")
@@ -110,4 +110,52 @@ def test_costly_reads_from_one_address_leave_another_clients_latency(stack: Gate
     rate = stack.settings.gateway_addr_rps
     cost = 4 if target == "log" else 3
     assert counts["ok"] <= (rate * 4 + rate * elapsed) / cost + READERS, (counts, elapsed)
+    assert during <= 2 * before + 0.02, (before, during)
+
+
+def ping_flood(ws_url: str, address: str, seconds: float) -> dict[str, Any]:
+    """One socket from ``address`` sending pings as fast as it can for ``seconds`` (or until the gateway closes
+    it): how many it sent, and how it was closed."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    out: dict[str, Any] = {"sent": 0, "closed": None}
+    with connect(ws_url, source_address=(address, 0), proxy=None, max_queue=None, open_timeout=10) as ws:
+        stop = time.monotonic() + seconds
+        try:
+            while time.monotonic() < stop:
+                ws.send('{"kind": "ping"}')
+                out["sent"] += 1
+        except ConnectionClosed as e:
+            out["closed"] = e.rcvd.code if e.rcvd is not None else None
+        if out["closed"] is None:
+            try:
+                while True:
+                    ws.recv(timeout=5)
+            except (ConnectionClosed, TimeoutError) as e:
+                out["closed"] = e.rcvd.code if isinstance(e, ConnectionClosed) and e.rcvd is not None else None
+    return out
+
+
+def test_a_ping_flood_on_twenty_sockets_is_closed_and_leaves_another_client(stack: GatewayStack) -> None:
+    """Twenty sockets of one address flood pings: past the socket's and the address's rates each message is
+    refused, held back (the tarpit) and, after a run of refusals, the socket is closed (1008); another client keeps
+    its command latency within 2x."""
+    with from_address(stack.url, "127.0.0.25") as victim:
+        match_id, token = new_match(victim, 10**9)
+        for _ in range(3):
+            latency_s(victim, match_id, token, "warm")
+        before = statistics.median(latency_s(victim, match_id, token, "before") for _ in range(9))
+        results: list[dict[str, Any]] = []
+        threads = [threading.Thread(target=lambda: results.append(ping_flood(stack.ws_url, "127.0.0.26", 8.0)))
+                   for _ in range(20)]
+        for t in threads:
+            t.start()
+        time.sleep(1.5)
+        during = statistics.median(latency_s(victim, match_id, token, "during") for _ in range(9))
+        for t in threads:
+            t.join()
+    print(f"\nping flood: before {before * 1000:.1f} ms, during {during * 1000:.1f} ms; "
+          f"sent {sum(r['sent'] for r in results)}, closed {[r['closed'] for r in results]}")
+    assert len(results) == 20 and all(r["closed"] == 1008 for r in results), results
     assert during <= 2 * before + 0.02, (before, during)
