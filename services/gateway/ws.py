@@ -39,7 +39,7 @@ from schemas.gateway import (
 from services import metrics
 from services.gateway.conns import Throttled
 from services.gateway.hub import ANY_KEY, Closing, Update
-from services.gateway.limits import RateLimiter
+from services.gateway.limits import RateLimiter, tarpit
 from services.gateway.service import Seat, for_client
 from services.gateway.wire import Refused, decode_bytes, validate
 from services.logs import get_logger
@@ -53,6 +53,8 @@ SHUTTING_DOWN = "the gateway is shutting down; connect again"
 TRY_AGAIN_LATER = 1013
 AT_CAPACITY = "the gateway holds all the sockets it can; try again later"
 _refusals = Throttled()
+REFUSALS_TO_CLOSE, REFUSAL_WINDOW_S = 16, 10.0  # refused messages within the window that close the socket (1008)
+MESSAGE_COSTS = {"ping": 1, "unsubscribe": 1, "command": 2, "subscribe": 3}  # as limits.COSTS, per message
 
 
 class Subscription:
@@ -76,6 +78,8 @@ class Session:
         rps = st.settings.gateway_socket_rps
         self.rate = RateLimiter(rps, int(rps * 4))
         self.id = str(next(_ids))
+        self.refused = 0  # messages refused since refused_since (a window of REFUSAL_WINDOW_S)
+        self.refused_since = 0.0
         self.bare_since: float | None = None  # since when the socket holds no subscription (set once accepted)
         self.idle_timer: asyncio.TimerHandle | None = None
 
@@ -135,15 +139,38 @@ class Session:
                 cap = self.st.settings.gateway_max_body
                 if len(data) > cap:
                     raise Refused(413, "too_large", f"a message may have at most {cap} bytes")
-                if self.rate.retry_after_s(self.id) > 0:
-                    raise Refused(429, "rate_limited", "too many messages on this socket; slow down")
                 obj = decode_bytes(data, self.binary)
                 cid = obj.get("cid") if isinstance(obj, dict) and isinstance(obj.get("cid"), str) else None
+                await self._admit(obj)
                 await self._handle(obj)
             except Refused as e:
                 self.send(ErrorMessage(cid=cid[:64] if cid else None, code=e.code, message=e.detail))
+                if self._too_many_refused():  # a flood of refused messages ends with its socket
+                    metrics.GATEWAY_LIMIT_REFUSALS.labels("socket_refusals").inc()
+                    await self.ws.close(code=1008, reason=f"{REFUSALS_TO_CLOSE} messages refused within "
+                                                          f"{REFUSAL_WINDOW_S:g} s")
+                    return
             if self.ws.client_state.name == "DISCONNECTED":
                 return
+
+    def _too_many_refused(self) -> bool:
+        now = time.monotonic()
+        if now - self.refused_since > REFUSAL_WINDOW_S:
+            self.refused_since, self.refused = now, 0
+        self.refused += 1
+        return self.refused >= REFUSALS_TO_CLOSE
+
+    async def _admit(self, obj: Any) -> None:
+        """Spend the message's cost (:data:`MESSAGE_COSTS`) from the socket's rate and its address's (shared with
+        every request of that address, on every gateway); refused past either, held back first (the tarpit)."""
+        kind = obj.get("kind") if isinstance(obj, dict) else None
+        cost = MESSAGE_COSTS.get(kind, 1) if isinstance(kind, str) else 1
+        wait = self.rate.retry_after_s(self.id, cost)
+        if wait > 0:
+            await tarpit(wait)
+            raise Refused(429, "rate_limited", "too many messages on this socket; slow down")
+        if not await self.st.limits.allowed(self.st.limits.address_rate, self.address, cost):
+            raise Refused(429, "rate_limited", "too many requests from this address; slow down")
 
     async def _handle(self, obj: Any) -> None:
         kind = obj.get("kind") if isinstance(obj, dict) else None

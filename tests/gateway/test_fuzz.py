@@ -32,6 +32,7 @@ from websockets.exceptions import ConnectionClosed
 from schemas.gateway import CreateMatch, SendCommand
 from services.games import GAMES
 from services.gateway.wire import MSGPACK
+from services.gateway.ws import REFUSALS_TO_CLOSE
 from services.pipeline.redis_backend import connect, delete_prefix
 from services.settings import Settings
 from tests.gateway.attack_kit import (
@@ -481,7 +482,7 @@ def test_fuzz_websocket_frames(unchanged: World) -> None:
     @example(message=("text", '{"kind": "command", "match_id": "' + "a" * 10 + '", "idempotency_key": "k", '
                                '"type": "take", "body": {"n": 1e999999}}'))
     def run(message: tuple[str, str | bytes]) -> None:
-        if sent[0] >= 150:  # the per-socket message rate: a fresh socket now and then
+        if sent[0] >= REFUSALS_TO_CLOSE - 1:  # a socket is closed past that many refusals: a fresh one now and then
             current[0].close()
             current[0] = fresh()
             sent[0] = 0
