@@ -48,7 +48,9 @@ from services.ratings.players import (
     claim_keys,
     claim_player_seat_script,
     key_hash,
+    key_is_players,
     new_api_key,
+    player_record,
     reservations,
     reserve_fields,
     well_formed_key,
@@ -66,7 +68,13 @@ async def player_of(st: State, request: Request) -> str | None:
         return None
     name = None
     if well_formed_key(api_key):
-        name = await st.redis.hget(st.settings.keys.players("keys"), key_hash(api_key))
+        digest = key_hash(api_key)
+        name = await st.redis.hget(st.settings.keys.players("keys"), digest)
+        if name is not None:  # the key is the player's only if its record names the key too
+            record = await st.redis.hget(st.settings.keys.players("names"), name)
+            if not key_is_players(unpack_obj(cast(bytes, record)) if record is not None else None, digest):
+                log.warning("an API key whose player's record does not name it", player=cast(bytes, name).decode())
+                name = None
     if name is None:
         raise Refused(401, "unauthorized", f"unknown API key ({API_KEY_HEADER})")
     return cast(bytes, name).decode()
@@ -137,7 +145,7 @@ def add_player_routes(app: FastAPI) -> None:
                                                      "now; try again later", headers=e.headers) from None
         api_key = new_api_key()
         k = st.settings.keys
-        record = pack_obj({"created": int(time.time() * 1000)})
+        record = pack_obj(player_record(int(time.time() * 1000), key_hash(api_key)))
         script = st.redis.register_script(REGISTER)
         if not await script(keys=[k.players("names"), k.players("keys")], args=[body.name, key_hash(api_key), record]):
             raise Refused(409, "conflict", f"the name {body.name} is taken")

@@ -426,8 +426,7 @@ class RedisStore:
         if not records:
             return
         k = self._keys
-        keys = [*(k.view(match_id, r.key) for r in records), k.meta(match_id), k.updates(match_id),
-                k.live(k.partition(match_id))]
+        keys = [*(k.view(match_id, r.key) for r in records), k.updates(match_id), k.live(k.partition(match_id))]
         args: list[Any] = [self._settings.updates_maxlen, self._settings.live_maxlen, match_id]
         for record in records:
             args += [record.key, record.version, pack_view(record)]

@@ -46,14 +46,35 @@ def well_formed_key(api_key: str) -> bool:
 
 
 REGISTER = """#!lua
--- Register a player: its record under its name, its API key's hash -> its name. 0 if the name is taken.
+-- Register a player: its record (which holds its API key's hash) under its name, its API key's hash -> its name.
+-- 0 if the name is taken (or, never in practice, the key's hash is). Both written insert-only (HSETNX): the
+-- gateway's Redis user may not overwrite or delete a player or a key (infra/redis/users.acl), and a key is a
+-- player's only if the player's record names it too (:func:`key_is_players`).
 -- KEYS: names, keys. ARGV: name, key hash, record (packed)
+if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 1 then
+  return 0
+end
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[3]) == 0 then
   return 0
 end
-redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
+redis.call('HSETNX', KEYS[2], ARGV[2], ARGV[1])
 return 1
 """
+
+
+def player_record(created_ms: int, api_key_hash: str) -> dict[str, Any]:
+    """A player's record (``names`` hash, packed): when it registered and the hash of its API key."""
+    return {"created": created_ms, "key": api_key_hash}
+
+
+def key_is_players(record: Mapping[str, Any] | None, api_key_hash: str) -> bool:
+    """Whether the key whose hash is ``api_key_hash`` (found in ``keys``) belongs to the player of ``record``: its
+    record names that hash. The key -> name entry alone is not enough: a key added to ``keys`` for an existing
+    name (``HSETNX`` may add one) opens nothing. A record registered before records held their key (no ``key``)
+    accepts the name's key as before."""
+    if record is None:
+        return False
+    return bool(record.get("key", api_key_hash) == api_key_hash)
 
 
 def claim_player_seat_script() -> str:

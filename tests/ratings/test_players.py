@@ -86,3 +86,16 @@ def test_one_address_cannot_register_players_without_end(gateway: TestClient) ->
     refused = gateway.post("/players", json={"name": "flood-late"})
     assert refused.status_code == 429 and refused.json()["code"] == "registration_quota"
     assert int(refused.headers["retry-after"]) >= 60  # one registration an hour / quota: minutes, not seconds
+
+
+def test_a_key_authenticates_only_if_its_players_record_names_it() -> None:
+    """#35: an entry ``keys[hash] = name`` added for an existing name (the insert-only write the gateway's user
+    keeps) opens nothing: the name's record holds the hash of its own key. Records from before (no ``key``) accept
+    the name's key as they did."""
+    from services.ratings.players import key_hash, key_is_players, new_api_key, player_record
+
+    mine, forged = new_api_key(), new_api_key()
+    record = player_record(1, key_hash(mine))
+    assert key_is_players(record, key_hash(mine))
+    assert not key_is_players(record, key_hash(forged)) and not key_is_players(None, key_hash(mine))
+    assert key_is_players({"created": 1}, key_hash(forged))  # registered before records held their key

@@ -4,10 +4,16 @@
 -- announce the new versions on the match's updates stream: one entry per version written, naming every view
 -- written at it (k: the keys joined by commas, v: the version), and the same on the partition's live stream
 -- (m: the match) for the gateways' readers. Returns how many were written.
--- KEYS: view hashes..., meta, updates stream, live stream
+-- Nothing is written for a match whose meta is gone (archived meanwhile). The meta is named after the updates
+-- stream (same partition, same hash slot), not taken in KEYS: Redis checks every key in EVALSHA's KEYS for read
+-- *and* write access, and the projector may only read a meta (infra/redis/users.acl).
+-- KEYS: view hashes..., updates stream, live stream
 -- ARGV: updates maxlen, live maxlen, match id, then per view: key ('public' or seat), version, packed ViewRecord
-local n = #KEYS - 3
-if redis.call('EXISTS', KEYS[n + 1]) == 0 then
+local n = #KEYS - 2
+if string.sub(KEYS[n + 1], -8) ~= ':updates' then
+  return redis.error_reply('ERR the last keys must be the updates and live streams')
+end
+if redis.call('EXISTS', string.sub(KEYS[n + 1], 1, -8) .. 'meta') == 0 then
   return 0
 end
 local written, versions, keys_at = 0, {}, {}
@@ -26,7 +32,7 @@ for i = 1, n do
 end
 for _, version in ipairs(versions) do
   local keys = table.concat(keys_at[version], ',')
-  redis.call('XADD', KEYS[n + 2], 'MAXLEN', '~', ARGV[1], '*', 'k', keys, 'v', version)
-  redis.call('XADD', KEYS[n + 3], 'MAXLEN', '~', ARGV[2], '*', 'm', ARGV[3], 'k', keys, 'v', version)
+  redis.call('XADD', KEYS[n + 1], 'MAXLEN', '~', ARGV[1], '*', 'k', keys, 'v', version)
+  redis.call('XADD', KEYS[n + 2], 'MAXLEN', '~', ARGV[2], '*', 'm', ARGV[3], 'k', keys, 'v', version)
 end
 return written
