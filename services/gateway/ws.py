@@ -129,13 +129,10 @@ class Session:
             return
         metrics.GATEWAY_SOCKETS.inc()
         self.st.sessions.add(self)
-        self.bare_since = time.monotonic()
-        self._watch_idle()
+        self._bare(True)
         try:
             await self._read()
         finally:
-            if self.idle_timer is not None:
-                self.idle_timer.cancel()
             self.st.sessions.discard(self)
             await self._close()
             metrics.GATEWAY_SOCKETS.dec()
@@ -152,17 +149,29 @@ class Session:
 
     def _watch_idle(self) -> None:
         """Close the socket once it has held no subscription for ``AIRSHIP_GATEWAY_WS_IDLE_S``; else look again
-        when that could first be true."""
+        when that could first be true. No timer while the socket holds a subscription (:meth:`_bare` arms it)."""
+        self.idle_timer = None
+        if self.bare_since is None:
+            return
         idle_s = self.st.settings.gateway_ws_idle_s
-        wait_s = idle_s
-        if self.bare_since is not None:
-            wait_s = self.bare_since + idle_s - time.monotonic()
-            if wait_s <= 0:
-                self.idle_timer = None
-                metrics.GATEWAY_CONNECTIONS_TIMED_OUT.labels("websocket").inc()
-                self._spawn(self.ws.close(code=1000, reason=f"no subscription for {idle_s:g} s"))
-                return
+        wait_s = self.bare_since + idle_s - time.monotonic()
+        if wait_s <= 0:
+            metrics.GATEWAY_CONNECTIONS_TIMED_OUT.labels("websocket").inc()
+            self._spawn(self.ws.close(code=1000, reason=f"no subscription for {idle_s:g} s"))
+            return
         self.idle_timer = asyncio.get_running_loop().call_later(wait_s, self._watch_idle)
+
+    def _bare(self, bare: bool) -> None:
+        """The socket holds no subscription now (the idle clock starts), or holds one (it stops)."""
+        if not bare:
+            self.bare_since = None
+            if self.idle_timer is not None:
+                self.idle_timer.cancel()
+                self.idle_timer = None
+        elif self.bare_since is None:
+            self.bare_since = time.monotonic()
+            if self.idle_timer is None:
+                self._watch_idle()
 
     def _rate_ok(self) -> bool:
         """Whether one more message fits the socket's rate (``AIRSHIP_GATEWAY_SOCKET_RPS``, bursts of 4 s)."""
@@ -177,26 +186,32 @@ class Session:
 
     # -- in ----------------------------------------------------------------------------------------
     async def _read(self) -> None:
-        while True:
-            message = await self.ws.receive()
-            if message["type"] == "websocket.disconnect":
-                return
-            raw: bytes | None = message.get("bytes")
-            text: str | None = message.get("text")
-            self.binary = raw is not None
-            data = raw if raw is not None else (text or "").encode()
-            cid = None
-            try:
-                cap = self.st.settings.gateway_max_body
-                if len(data) > cap:
-                    raise Refused(413, "too_large", f"a message may have at most {cap} bytes")
-                if not self._rate_ok():
-                    raise Refused(429, "rate_limited", "too many messages on this socket; slow down")
-                obj = decode_bytes(data, self.binary)
-                cid = obj.get("cid") if isinstance(obj, dict) and isinstance(obj.get("cid"), str) else None
-                await self._handle(obj)
-            except Refused as e:
-                self.send(ErrorMessage(cid=cid[:64] if cid else None, code=e.code, message=e.detail))
+        # one message at a time in _receive, whose locals go with it: an idle socket keeps none of its last message
+        while await self._receive():
+            pass
+
+    async def _receive(self) -> bool:
+        """Read and answer one message; False once the socket is closed."""
+        message = await self.ws.receive()
+        if message["type"] == "websocket.disconnect":
+            return False
+        raw: bytes | None = message.get("bytes")
+        text: str | None = message.get("text")
+        self.binary = raw is not None
+        data = raw if raw is not None else (text or "").encode()
+        cid = None
+        try:
+            cap = self.st.settings.gateway_max_body
+            if len(data) > cap:
+                raise Refused(413, "too_large", f"a message may have at most {cap} bytes")
+            if not self._rate_ok():
+                raise Refused(429, "rate_limited", "too many messages on this socket; slow down")
+            obj = decode_bytes(data, self.binary)
+            cid = obj.get("cid") if isinstance(obj, dict) and isinstance(obj.get("cid"), str) else None
+            await self._handle(obj)
+        except Refused as e:
+            self.send(ErrorMessage(cid=cid[:64] if cid else None, code=e.code, message=e.detail))
+        return True
 
     async def _handle(self, obj: Any) -> None:
         kind = obj.get("kind") if isinstance(obj, dict) else None
@@ -224,7 +239,7 @@ class Session:
             return
         watch = Watch(self, msg, seat, meta.game)
         self.subs[msg.match_id] = watch
-        self.bare_since = None
+        self._bare(False)
         hub = await self.gateway.hubs.get(msg.match_id)
         if self.subs.get(msg.match_id) is not watch:  # the socket went away meanwhile
             return
@@ -246,7 +261,7 @@ class Session:
         if watch is None:
             return
         if not self.subs:
-            self.bare_since = time.monotonic()
+            self._bare(True)
         watch.close()
         if watch.seat is not None:
             self.st.limits.release(self.st.limits.token_sockets, watch.seat.token)
@@ -350,6 +365,7 @@ class Session:
     async def _close(self) -> None:
         for match_id in list(self.subs):
             self._unsubscribe(match_id)
+        self._bare(False)  # no idle clock for a closed socket
         for task in list(self.tasks or ()):
             task.cancel()
         writer, self.writer = self.writer, None
@@ -365,6 +381,7 @@ async def websocket(scope: Any, receive: Any, send: Any) -> None:
     st = scope["app"].state.airship
     client = scope.get("client")
     address = st.address(Headers(scope=scope), Address(*client) if client else None)
+    scope["headers"] = []  # read: the scope lives as long as the socket, its headers need not
     if (await receive())["type"] != "websocket.connect":  # the ASGI handshake's first message
         return
     if not await st.limits.allowed(st.limits.address_rate, address):
