@@ -43,6 +43,7 @@ from services.settings import Settings
 ROOT = Path(__file__).resolve().parents[2]
 LIFTED = "1000000000"
 SETTLE_S = 3.0  # after the last move, how long the watchers may still take
+FD_RESERVE = 400  # descriptors a gateway needs besides its sockets: Redis pools, the listener, HTTP moves, logs
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +95,38 @@ def _raise_fd_limit(n: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
+def attainable_fd_limit() -> int:
+    """The most file descriptors a process started here can have: the hard limit, unless it may be raised
+    (root with CAP_SYS_RESOURCE; a container often drops it)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY:
+        return 1 << 20
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard + 1))
+    except (ValueError, OSError):
+        return hard
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    return int(Path("/proc/sys/fs/nr_open").read_text()) if Path("/proc/sys/fs/nr_open").exists() else hard
+
+
+def check_fd_room(sockets: int) -> None:
+    """Fail at once, saying why, when one gateway process here cannot hold ``sockets`` sockets besides its
+    Redis connections and the rest (FD_RESERVE): it would refuse the surplus and the watchers would wait."""
+    limit = attainable_fd_limit()
+    if sockets + FD_RESERVE > limit:
+        raise SystemExit(f"bench fanout: a process here may have at most {limit} file descriptors (RLIMIT_NOFILE's "
+                         f"hard limit, not raisable), so one gateway holds at most {limit - FD_RESERVE} sockets "
+                         f"besides its Redis connections; asked {sockets}")
+
+
 def start_gateway(settings: Settings, port: int, sockets: int) -> subprocess.Popen[bytes]:
     env = {**os.environ, "AIRSHIP_GAME_MODULES": TALLY_MODULES, "AIRSHIP_BLOCK_MS": "200",
            "AIRSHIP_GATEWAY_TOKEN_RPS": LIFTED, "AIRSHIP_GATEWAY_ADDR_RPS": LIFTED,
            "AIRSHIP_GATEWAY_ADDR_CREATES": LIFTED, "AIRSHIP_GATEWAY_ADDR_CREATES_PER_H": LIFTED,
            "AIRSHIP_GATEWAY_SOCKET_RPS": LIFTED, "AIRSHIP_GATEWAY_MAX_SOCKETS": str(sockets + 100),
-           "AIRSHIP_GATEWAY_ADDR_CONNECTIONS": str(sockets + 100), "AIRSHIP_GATEWAY_ADDR_SOCKETS": str(sockets + 100)}
+           "AIRSHIP_GATEWAY_ADDR_CONNECTIONS": str(sockets + 100), "AIRSHIP_GATEWAY_ADDR_SOCKETS": str(sockets + 100),
+           # all the sockets, not the default share of the descriptors (which keeps a tenth spare)
+           "AIRSHIP_GATEWAY_MAX_CONNECTIONS": str(sockets + 100)}
     cmd = [sys.executable, "-m", "services.cli", "--log-level", "warning", "gateway", "--redis", settings.redis_url,
            "--prefix", settings.key_prefix, "--partitions", str(settings.partitions), "--port", str(port)]
     return subprocess.Popen(cmd, env=env, cwd=ROOT, preexec_fn=lambda: _raise_fd_limit(sockets + 4096))
@@ -266,6 +293,7 @@ async def _run(settings: Settings, plan: Plan, url: str, gateway: subprocess.Pop
 
 
 def run_fanout_bench(settings: Settings, plan: Plan) -> dict[str, Any]:
+    check_fd_room(plan.sockets)
     settings = settings.with_(key_prefix=f"{settings.key_prefix}-fanout-{uuid.uuid4().hex[:6]}")
     port = free_port()
     url = f"http://127.0.0.1:{port}"

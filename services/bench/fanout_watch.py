@@ -4,9 +4,10 @@ public views, noting when each view version first reached each socket.
 ``python -m services.bench.fanout_watch``, talking JSON lines: it reads the job from its first stdin line
 (``ws_url``, ``source`` (a loopback address to connect from), ``sockets`` (per socket, the match ids it
 watches)), opens and subscribes every socket, prints ``{"ready": n}`` once every subscription showed its first
-view, then reads until a ``stop`` line and prints ``{"report": {"seen": {"<match> <version>": [t, ...]},
-"errors": [...], "closed": n}}``: for each match version, the wall-clock time each of its watching sockets got
-it (:func:`time.time`, comparable across the processes of one host).
+view (a socket refused or closed before is counted and not waited for), then reads until a ``stop`` line and
+prints ``{"report": {"seen": {"<match> <version>": [t, ...]}, "errors": [...], "closed": n}}``: for each match
+version, the wall-clock time each of its watching sockets got it (:func:`time.time`, comparable across the
+processes of one host).
 """
 
 from __future__ import annotations
@@ -32,15 +33,30 @@ async def watch(job: dict[str, Any]) -> None:
     shares: list[list[str]] = job["sockets"]
     waiting = sum(len(s) for s in shares)
 
+    def given_up(pending: set[str]) -> None:
+        """A socket that will show no more first views (refused, closed): the others need not wait for it."""
+        nonlocal waiting
+        waiting -= len(pending)
+        pending.clear()
+        if waiting == 0:
+            ready.set()
+
     async def one(i: int, matches: list[str], gate: asyncio.Semaphore) -> None:
         nonlocal waiting, closed
-        async with gate:
-            ws = await websockets.connect(job["ws_url"], max_size=None, ping_interval=None, open_timeout=60,
-                                          local_addr=(job["source"], 0))
-            for match_id in matches:
-                await ws.send(json.dumps({"kind": "subscribe", "match_id": match_id}))
         pending = set(matches)
         first[i] = pending
+        async with gate:
+            try:
+                ws = await websockets.connect(job["ws_url"], max_size=None, ping_interval=None, open_timeout=60,
+                                              local_addr=(job["source"], 0))
+                for match_id in matches:
+                    await ws.send(json.dumps({"kind": "subscribe", "match_id": match_id}))
+            except Exception as e:  # e.g. refused past the gateway's capacity: counted, not waited for
+                closed += 1
+                if len(errors) < 20:
+                    errors.append(f"connect: {e!r}"[:200])
+                given_up(pending)
+                return
         try:
             async for raw in ws:
                 msg = json.loads(raw)
@@ -57,6 +73,7 @@ async def watch(job: dict[str, Any]) -> None:
             closed += 1
             if len(errors) < 20:
                 errors.append(f"closed: {e}"[:200])
+            given_up(pending)
 
     gate = asyncio.Semaphore(CONNECT_AT_ONCE)
     tasks = [asyncio.create_task(one(i, share, gate)) for i, share in enumerate(shares)]

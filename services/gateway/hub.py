@@ -27,6 +27,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from schemas.codec import result_entry
 from schemas.envelopes import CommandResult, ViewRecord
@@ -58,8 +59,15 @@ RESYNC = Update(ANY_KEY, 0)  # the reader lost its connection for a while: whate
 Notice = Update | CommandResult | Closing
 
 
+class Receiver(Protocol):
+    """Whatever a hub hands its notices to, at once and in order: :class:`Listener` (a queue, for a waiting long
+    poll) or a WebSocket view feed (services.gateway.feed), which must not block."""
+
+    def put(self, notice: Notice) -> None: ...
+
+
 class Listener:
-    """A subscription's inbox. Views are snapshots, so when it overflows the oldest notices go."""
+    """A waiter's inbox. Views are snapshots, so when it overflows the oldest notices go."""
 
     def __init__(self, maxsize: int = 1024) -> None:
         self.queue: asyncio.Queue[Notice] = asyncio.Queue(maxsize)
@@ -74,12 +82,14 @@ class Listener:
 class MatchHub:
     """One watched match in this gateway: the commands waiting for their results, the listeners of its views,
     and its newest view records (fetched once per announced version for every subscriber). It reads nothing
-    itself: :class:`Hubs` hands it the match's announcements."""
+    itself: :class:`Hubs` hands it the match's announcements. ``feeds``: the WebSocket view feeds of the match
+    by view key (services.gateway.feed), each one of the listeners."""
 
     def __init__(self, store: GatewayStore, match_id: str) -> None:
         self.store = store
         self.match_id = match_id
-        self.listeners: set[Listener] = set()
+        self.listeners: set[Receiver] = set()
+        self.feeds: dict[str, Any] = {}
         self.waiters: dict[str, list[asyncio.Future[CommandResult | None]]] = {}
         self.versions: dict[str, int] = {}
         self._records: dict[str, ViewRecord] = {}
@@ -133,13 +143,18 @@ class MatchHub:
             self.waiters.pop(command_id, None)
         self.used = time.monotonic()
 
-    def add_listener(self) -> Listener:
-        """Register a listener now (no await between :meth:`Hubs.get` and this keeps the hub alive)."""
-        listener = Listener()
-        self.listeners.add(listener)
+    def add_listener(self, listener: Receiver | None = None) -> Any:
+        """Register ``listener`` (by default a new :class:`Listener`) now (no await between :meth:`Hubs.get` and
+        this keeps the hub alive) and return it."""
+        receiver: Receiver = listener if listener is not None else Listener()
+        self.listeners.add(receiver)
         if self.closed:
-            listener.put(CLOSING)
-        return listener
+            receiver.put(CLOSING)
+        return receiver
+
+    def remove_listener(self, listener: Receiver) -> None:
+        self.listeners.discard(listener)
+        self.used = time.monotonic()
 
     @contextlib.asynccontextmanager
     async def listen(self, listener: Listener | None = None) -> AsyncIterator[Listener]:
@@ -147,8 +162,7 @@ class MatchHub:
         try:
             yield listener
         finally:
-            self.listeners.discard(listener)
-            self.used = time.monotonic()
+            self.remove_listener(listener)
 
     async def record(self, key: str) -> ViewRecord | None:
         """The newest view record of ``key``, fetched once per announced version for all subscribers."""

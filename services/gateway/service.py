@@ -90,6 +90,7 @@ class Gateway:
         self.hubs = hubs
         self._metas: dict[str, tuple[float, MatchMeta]] = {}
         self.finished_logs: Lru[LogAnswer] = Lru(FINISHED_LOGS)
+        self._metas_swept_at = 1000  # entries at which the expired ones are dropped
         self._archives: dict[str, MatchLog] = {}
 
     # -- matches and tokens ----------------------------------------------------------------------
@@ -100,8 +101,9 @@ class Gateway:
         if cached is not None and not fresh and now - cached[0] < META_TTL_S:
             return cached[1]
         meta, _ = await self._lookup(match_id)
-        if len(self._metas) > 50_000:
-            self._metas.clear()
+        if len(self._metas) >= self._metas_swept_at:  # the expired ones go (a gateway may watch 10,000 matches)
+            self._metas = {m: c for m, c in self._metas.items() if now - c[0] < META_TTL_S}
+            self._metas_swept_at = max(1000, 2 * len(self._metas))
         self._metas[match_id] = (now, meta)
         return meta
 
