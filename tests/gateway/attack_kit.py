@@ -27,7 +27,23 @@ def auth(token: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
-def client(url: str, **kw: Any) -> httpx.Client:
+class PoliteTransport(httpx.HTTPTransport):
+    """Waits out a 429 ``rate_limited`` (its ``Retry-After``) and sends the request again, as a well-behaved client
+    does: for tests that make many requests from one address and are not about the limits."""
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        while True:
+            response = super().handle_request(request)
+            if response.status_code != 429:
+                return response
+            response.read()
+            time.sleep(float(response.headers.get("Retry-After", "1")))
+
+
+def client(url: str, polite: bool = False, **kw: Any) -> httpx.Client:
+    """An HTTP client of the gateway at ``url`` (``polite``: 429s waited out and sent again)."""
+    if polite:
+        kw.setdefault("transport", PoliteTransport())
     return httpx.Client(base_url=url, timeout=TIMEOUT_S, trust_env=False, **kw)
 
 

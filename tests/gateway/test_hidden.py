@@ -287,7 +287,7 @@ GAMES = [  # game, reveal_log, play to the end (else this many steps)
 @pytest.mark.parametrize(("game", "reveal", "steps"), GAMES)
 def test_hidden_information_over_every_path(stack: GatewayStack, r: redis.Redis, game: str, reveal: bool,
                                             steps: int | None) -> None:
-    with client(stack.url) as http:
+    with client(stack.url, polite=True) as http:  # many requests from one address: 429s are waited out
         other = create_match(http, "nim", 2)
         match = create_match(http, game, 3, reveal_log=reveal)
         truth = Truth(r, stack.settings.keys, match.id, game, 3).refresh()
