@@ -13,6 +13,13 @@ nobody moved in it for the idle time (published by the archiver, rule ``expired`
 client command types are identifiers, without a dot). Its body is a
 :class:`MatchAbandonedEvent`'s."""
 
+PURGE_COMMAND = "match.purge"
+"""The system command that removes a match's keys from Redis once the archiver wrote and verified its archive (or,
+for a match still open past ``AIRSHIP_OPEN_TTL_S``, once nobody filled it): published by the archiver, decided by a
+worker, which removes the keys only if the match is finished at the version in the body (or open and past the
+worker's own ``AIRSHIP_OPEN_TTL_S``) and otherwise deletes nothing. Never accepted from a client (a dot). Its body is
+a :class:`MatchPurgeBody`; it is stored nowhere (no result, no log entry: the match's keys go)."""
+
 MATCH_ABANDONED = "MatchAbandoned"
 """The event every game's ``evolve`` accepts whatever its rules: the match is over, abandoned; its outcome names
 no winner, scores 0 and says ``detail.abandoned``."""
@@ -35,6 +42,13 @@ class ViewModel(BaseModel):
     """Base for views. Extra fields are an error so a view cannot silently grow a leak."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+class MatchPurgeBody(Body):
+    """The body of ``match.purge``: which kind of removal, and for a finished match the version archived."""
+
+    status: Literal["finished", "open"]
+    version: int = Field(default=0, ge=0, description="The version of the archive's last event (finished).")
 
 
 class MatchAbandonedEvent(Body):

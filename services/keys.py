@@ -58,6 +58,11 @@ class Keys:
         Named like a status set, so the gateway's user reaches it with the same key pattern."""
         return self.matches(partition, "bots")
 
+    def archive_pending(self, partition: int) -> str:
+        """The archiver's sorted set of the partition's finished match ids -> when they finished (ms, estimated);
+        a match's entry goes with its keys (the worker's ``match.purge``)."""
+        return f"{self.tag(partition)}:archive:pending"
+
     def seat_players(self, partition: int) -> str:
         """Hash of the partition's player links, kept after a match is archived (ratings are rebuilt from them):
         ``<match>.<seat>`` -> player name, ``<match>.p.<player>`` -> seat, ``<match>.created`` -> creation ms."""

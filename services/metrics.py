@@ -87,6 +87,9 @@ EXPIRED_OPEN_MATCHES = Counter("airship_expired_open_matches_total",
 EXPIRED_IDLE_MATCHES = Counter("airship_expired_idle_matches_total",
                                "Running matches nobody moved in for AIRSHIP_IDLE_MATCH_S, ended by the archiver's "
                                "system command (published; the worker decides it)")
+PURGES = Counter("airship_purges_total",
+                 "match.purge commands a worker decided, by outcome (deleted; gone; or refused: not_finished, "
+                 "changed, started, young, kept, orphan, bad)", ["outcome"])
 ARCHIVE_ERRORS = Counter("airship_archive_errors_total", "Matches the archiver failed to archive (retried next pass)")
 
 STREAM_PENDING = Gauge("airship_stream_pending", "Entries delivered to the group but not yet acknowledged",

@@ -151,6 +151,7 @@ _ENV = {
     "archive_dir": "AIRSHIP_ARCHIVE_DIR",
     "archive_grace_s": "AIRSHIP_ARCHIVE_GRACE_S",
     "archive_every_s": "AIRSHIP_ARCHIVE_EVERY_S",
+    "archive_purge_wait_s": "AIRSHIP_ARCHIVE_PURGE_WAIT_S",
     "open_ttl_s": "AIRSHIP_OPEN_TTL_S",
     "max_open_matches": "AIRSHIP_MAX_OPEN_MATCHES",
     "idle_match_s": "AIRSHIP_IDLE_MATCH_S",
@@ -176,6 +177,7 @@ class WorkerSettings:
     claim_idle_ms: int = CLAIM_IDLE_MS
     claim_every_s: float = CLAIM_EVERY_S
     conflict_retries: int = CONFLICT_RETRIES
+    open_ttl_s: float = 21_600.0  # match.purge removes an open match only past this age (AIRSHIP_OPEN_TTL_S; 0: never)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +229,7 @@ class Settings:
     archive_dir: str = ""
     archive_grace_s: float = 86_400.0
     archive_every_s: float = 60.0
+    archive_purge_wait_s: float = 10.0  # how long the archiver waits for a worker to decide its match.purge
     open_ttl_s: float = 21_600.0
     max_open_matches: int = 20_000
     idle_match_s: float = 86_400.0
@@ -267,7 +270,7 @@ class Settings:
     def worker(self) -> WorkerSettings:
         return WorkerSettings(batch_size=self.worker_batch_size, block_ms=self.block_ms,
                               max_deliveries=self.max_deliveries, claim_idle_ms=self.claim_idle_ms,
-                              claim_every_s=self.claim_every_s)
+                              claim_every_s=self.claim_every_s, open_ttl_s=self.open_ttl_s)
 
     def projector_options(self) -> dict[str, Any]:
         """The keyword arguments of :class:`services.pipeline.projector.Projector` from these settings."""

@@ -10,8 +10,12 @@ Per match, in this order, so that a crash at any point loses nothing and a new p
 2. unless the archive file already holds exactly that (a pass that died before step 4), write it atomically
    (temporary file, fsync, rename, fsync of the directory): ``<dir>/<partition>/<match_id>.jsonl.gz``;
 3. read the file back and compare it, header and every event, with what Redis holds;
-4. one script removes every key of the match (UNLINK) and then its entries in the ``matches:finished`` set
-   and the archiver's pending set, only if the match is still finished at the archived version.
+4. publish the system command ``match.purge`` with the archived version (:mod:`services.archive.purge`); a worker
+   removes every key of the match and then its entries in the ``matches:finished`` set and the archiver's pending
+   set, in one script, only if the match is still finished at that version (else nothing). The archiver's own Redis
+   user may delete no match key (#35). It counts the match archived once it sees the meta gone (it waits up to
+   ``archive_purge_wait_s``, for the matches of a page together); a match not removed by then stays in Redis and in
+   the finished set, and the next pass finds the file, checks it and publishes the purge again.
 
 An archive file that differs from Redis (and is not a prefix of it) or cannot be read is never replaced:
 the match stays in Redis and ``airship_archive_errors_total`` counts it.
@@ -41,6 +45,7 @@ from services import metrics
 from services.archive.expiry import OpenExpiry
 from services.archive.files import archive_path, read_archive, write_archive
 from services.archive.idle import IdleExpiry
+from services.archive.purge import publish_purge, wait_purged
 from services.faults import fault_point
 from services.keys import Keys
 from services.logs import get_logger
@@ -53,39 +58,6 @@ from services.settings import Settings
 log = get_logger("archiver")
 PAGE = 500
 LOG_PAGE = 1000
-
-DELETE_MATCH = """-- Remove an archived match from Redis, atomically, and only while it is finished at the version the
--- archive holds (the archiver verified the file first). The keys go before the status-set entries.
--- Returns 'deleted' | 'gone' (no meta and no log: only the set entries were left) | 'orphan' (a log
--- without its meta: left alone) | 'not_finished' | 'changed' (the version moved on: archive again).
--- KEYS: meta, log, finished set, pending set, then the match's other keys (secret, seen, sent, results,
---       updates, views)
--- ARGV: match id, the version of the archive's last event
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then
-  if redis.call('EXISTS', KEYS[2]) == 1 then
-    return 'orphan'
-  end
-  redis.call('ZREM', KEYS[3], ARGV[1])
-  redis.call('ZREM', KEYS[4], ARGV[1])
-  return 'gone'
-end
-if status ~= 'finished' then
-  return 'not_finished'
-end
-if (redis.call('HGET', KEYS[1], 'version') or '0') ~= ARGV[2] then
-  return 'changed'
-end
-for i = 5, #KEYS do
-  redis.call('UNLINK', KEYS[i])
-end
-redis.call('UNLINK', KEYS[2])
-redis.call('UNLINK', KEYS[1])
-redis.call('ZREM', KEYS[3], ARGV[1])
-redis.call('ZREM', KEYS[4], ARGV[1])
-return 'deleted'
-"""
-
 
 def _same_header(have: list[str], wanted: list[str]) -> bool:
     """Whether an existing file's first line is the wanted header, or the wanted header without the player
@@ -107,7 +79,7 @@ class ArchiveError(RuntimeError):
 
 def pending_key(keys: Keys, partition: int) -> str:
     """The archiver's sorted set of finished match ids -> when they finished (ms, estimated)."""
-    return f"{keys.tag(partition)}:archive:pending"
+    return keys.archive_pending(partition)
 
 
 @dataclass
@@ -130,8 +102,8 @@ class Archiver:
         self.keys = settings.keys
         self.root = root
         self.clock = clock
-        self._delete = r.register_script(DELETE_MATCH)
-        self.open_expiry = OpenExpiry(r, self.keys, settings.open_ttl_s)
+        self.wait_s = settings.archive_purge_wait_s
+        self.open_expiry = OpenExpiry(r, self.keys, settings.open_ttl_s, self.wait_s)
         self.idle_expiry = IdleExpiry(r, self.keys, settings.idle_match_s)
         self._stop = threading.Event()
         self.heartbeat: Callable[[], None] = lambda: None
@@ -172,17 +144,24 @@ class Archiver:
             ids = [text(m) for m in cast(list[bytes], self.r.zrange(finished, offset, offset + PAGE - 1))]
             if not ids:
                 return
-            removed = 0
+            published: dict[str, int] = {}  # match id -> events archived
             for match_id in self.due(partition, ids, report):
                 try:
-                    if self.archive(match_id):
-                        report.archived.append(match_id)
-                        removed += 1
+                    match = self.prepare(match_id)
+                    if match is not None:
+                        published[match_id] = len(match.events)
                 except (ArchiveError, LogFileError, ValueError) as e:
                     metrics.ARCHIVE_ERRORS.inc()
                     report.errors[match_id] = str(e)
                     log.warning("cannot archive match", match_id=match_id, error=str(e))
-            offset += len(ids) - removed
+            gone = self._purged(published) if published else set()
+            for match_id in published:
+                if match_id in gone:
+                    report.archived.append(match_id)
+                else:
+                    metrics.ARCHIVE_ERRORS.inc()
+                    report.errors[match_id] = self._not_purged(match_id)
+            offset += len(ids) - len(gone)
             if len(ids) < PAGE:
                 return
 
@@ -217,14 +196,37 @@ class Archiver:
 
     # -- one match -------------------------------------------------------------------------------
     def archive(self, match_id: str) -> bool:
-        """Archive one finished match and remove it from Redis; True when its keys were removed."""
+        """Archive one finished match and have it removed from Redis; True when its keys were removed."""
+        match = self.prepare(match_id)
+        if match is None:
+            return False
+        if not self._purged({match_id: len(match.events)}):
+            raise ArchiveError(self._not_purged(match_id))
+        return True
+
+    def prepare(self, match_id: str) -> MatchLog | None:
+        """Write and verify the match's archive, then publish its purge; None when the match's meta was gone
+        (its set entries are purged too)."""
         match = self.load(match_id)
         if match is None:
             self.remove(match_id, None)
-            return False
+            return None
         self.write(match)
         fault_point("archive_written")
-        return self.remove(match_id, match)
+        self.remove(match_id, match)
+        return match
+
+    def _purged(self, published: dict[str, int]) -> set[str]:
+        """Wait for the workers' purges of ``published`` (match id -> events); the ids whose keys are gone."""
+        gone = wait_purged(self.r, self.keys, list(published), "finished", self.wait_s)
+        for match_id in gone:
+            metrics.ARCHIVED_MATCHES.inc()
+            log.info("match archived", match_id=match_id, events=published[match_id])
+        return gone
+
+    def _not_purged(self, match_id: str) -> str:
+        return (f"match {match_id} archived but not removed from Redis within {self.wait_s:g} s (no worker running, "
+                "or the worker refused the purge: see its log); the next pass publishes it again")
 
     def load(self, match_id: str) -> MatchLog | None:
         """The match as it goes into the archive (header with the seed, every event); None without meta."""
@@ -278,21 +280,9 @@ class Archiver:
             raise ArchiveError(f"{path} does not read back as written")
         return path
 
-    def remove(self, match_id: str, match: MatchLog | None) -> bool:
-        """Remove the match's keys, then its set entries (one script, only if finished at the archived
-        version). ``match`` None: only set entries of a match whose keys are gone."""
-        k = self.keys
-        partition = k.partition(match_id)
-        seats = match.meta.seats if match is not None and match.meta is not None else 0
-        keys = [k.meta(match_id), k.log(match_id), k.matches(partition, "finished"), pending_key(k, partition),
-                k.secret(match_id), k.seen(match_id), k.sent(match_id), k.results(match_id), k.updates(match_id),
-                k.view(match_id, "public"), *(k.view(match_id, str(s)) for s in range(seats))]
+    def remove(self, match_id: str, match: MatchLog | None) -> None:
+        """Publish the match's purge at the archived version (a worker removes its keys, then its set entries,
+        only if it is finished at that version). ``match`` None: only the set entries of a match whose keys are
+        gone (nothing is waited for)."""
         version = match.events[-1].version if match is not None and match.events else 0
-        outcome = text(self._delete(keys=keys, args=[match_id, version]))
-        if outcome == "deleted":
-            metrics.ARCHIVED_MATCHES.inc()
-            log.info("match archived", match_id=match_id, events=len(match.events) if match else 0)
-            return True
-        if outcome == "gone":
-            return False
-        raise ArchiveError(f"match {match_id} not removed from Redis: {outcome}")
+        publish_purge(self.r, self.keys, match_id, "finished", version)

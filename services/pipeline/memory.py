@@ -256,6 +256,30 @@ class MemoryStore(_Blocking):
                 match.meta = match.meta.model_copy(update={"status": "finished"})
             return AppendOutcome(AppendStatus.APPENDED, len(match.log), result)
 
+    def purge(self, match_id: str, status: str, version: int, open_ttl_s: float) -> str:
+        with self._cond:
+            match = self._get(match_id)
+            if match is None:
+                return "gone"
+            meta = match.meta
+            if status == "finished":
+                if meta.status != "finished":
+                    return "not_finished"
+                if len(match.log) != version:
+                    return "changed"
+            elif status == "open":
+                if meta.status != "open":
+                    return "started"
+                if open_ttl_s <= 0:
+                    return "kept"
+                if meta.created_ms is None or meta.created_ms + open_ttl_s * 1000 > time.time() * 1000:
+                    return "young"
+            else:
+                return "bad"
+            del self._matches[match_id]
+            self._parked.pop(match_id, None)
+            return "deleted"
+
     def append_chains(self, chains: Mapping[str, Sequence[AppendItem]],
                       ahead: ReadAhead | None = None) -> dict[str, list[AppendOutcome]]:
         out: dict[str, list[AppendOutcome]] = {}

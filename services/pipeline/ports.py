@@ -194,6 +194,12 @@ class EventStore(Protocol):
 
     def result(self, match_id: str, command_id: str) -> CommandResult | None: ...
 
+    def purge(self, match_id: str, status: str, version: int, open_ttl_s: float) -> str:
+        """``match.purge``: remove the match (every key, its set entries) only if it is finished at ``version``
+        (``status`` 'finished') or open and created more than ``open_ttl_s`` ago ('open'; 0 keeps open
+        matches); else remove nothing. Returns 'deleted', 'gone' (nothing was there) or why not."""
+        ...
+
     def read_results(self, match_id: str, after: str, block_ms: int) -> list[tuple[str, CommandResult]]:
         """Results after stream position ``after`` ("0" for all)."""
         ...

@@ -145,6 +145,7 @@ class RedisStore:
         self._append_keys_cache: dict[str, list[str]] = {}
         self._cluster = is_cluster(r)
         self._put_views = r.register_script(lua("put_views"))
+        self._purge = r.register_script(lua("purge"))
 
     def _xread(self, key: str, after: str, block_ms: int) -> list[tuple[str, dict[bytes, bytes]]]:
         reply = cast(StreamsReply, self._r.xread({key: after}, block=block_ms if block_ms > 0 else None))
@@ -191,6 +192,19 @@ class RedisStore:
         for _, mid in ranked:
             pipe.hgetall(self._keys.meta(mid))
         return [_meta_from(h) for h in pipe.execute() if h]
+
+    def purge(self, match_id: str, status: str, version: int, open_ttl_s: float) -> str:
+        """``match.purge`` (``lua/purge.lua``): remove the match's keys and set entries if it is finished at
+        ``version`` (``status`` 'finished') or open and created more than ``open_ttl_s`` ago ('open'); else
+        nothing. Returns the script's outcome ('deleted', 'gone', 'not_finished', ...)."""
+        k, p = self._keys, self._keys.partition(match_id)
+        seats = int(cast(bytes | None, self._r.hget(k.meta(match_id), "seats")) or 0)
+        others = [k.secret(match_id), k.seen(match_id), k.sent(match_id), k.results(match_id), k.updates(match_id),
+                  k.view(match_id, "public"), *(k.view(match_id, str(s)) for s in range(seats))]
+        keys = [k.meta(match_id), k.log(match_id), k.matches(p, "finished")]
+        args: list[str | int] = [match_id, status, version, int(open_ttl_s * 1000), k.matches(p, "open"),
+                                 k.archive_pending(p), *others]
+        return text(self._purge(keys=keys, args=args))
 
     def version(self, match_id: str) -> int:
         return int(self._r.hget(self._keys.meta(match_id), "version") or 0)

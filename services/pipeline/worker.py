@@ -28,8 +28,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
 from schemas.codec import DecodeError, unpack
 from schemas.envelopes import CommandEnvelope, CommandResult, MatchMeta
+from schemas.game_schemas import PURGE_COMMAND, MatchPurgeBody
 from services import metrics
 from services.faults import fault_point
 from services.games.abandon import decide_any
@@ -226,6 +229,8 @@ class Worker:
             env = unpack(CommandEnvelope, delivery.data)
         except DecodeError:
             return None
+        if env.type == PURGE_COMMAND:  # no seat's command: decided alone (:meth:`_purge`)
+            return None
         meta = self._meta(env.match_id)
         if meta is None:
             return None
@@ -375,6 +380,9 @@ class Worker:
             env = unpack(CommandEnvelope, data)
         except DecodeError as e:
             return self._reject_malformed(data, e)
+        if env.type == PURGE_COMMAND:
+            self._purge(env)
+            return None
         meta = self._meta(env.match_id)
         if meta is None:
             raise Unanswerable(f"unknown match '{env.match_id}'")
@@ -426,6 +434,28 @@ class Worker:
                             cached=version, stored=outcome.version)
             metrics.CONFLICTS.inc()
         raise Retry(f"{self.settings.conflict_retries} version conflicts in a row on {env.match_id}")
+
+    def _purge(self, env: CommandEnvelope) -> None:
+        """``match.purge``, published by the archiver once the match's archive is written and verified (or an open
+        match nobody filled is due): the store removes the match only if it is finished at the archived version (or
+        open past this worker's ``open_ttl_s``), else nothing. No result is recorded (the match's keys go with
+        it); the archiver sees the outcome in the match's set entry, which goes with the keys."""
+        try:
+            body = MatchPurgeBody.model_validate(env.body)
+        except ValidationError as e:
+            metrics.PURGES.labels("bad").inc()
+            log.warning("malformed purge", match_id=env.match_id, command_id=env.command_id,
+                        error=bounded(str(e.errors()[0].get("msg", "")) if e.errors() else "invalid"))
+            return
+        outcome = self.store.purge(env.match_id, body.status, body.version, self.settings.open_ttl_s)
+        self._running.pop(env.match_id, None)
+        self.cache.forget(env.match_id)
+        metrics.PURGES.labels(outcome).inc()
+        if outcome in ("deleted", "gone"):
+            log.info("match purged", match_id=env.match_id, status=body.status, version=body.version, outcome=outcome)
+        else:
+            log.warning("purge refused: nothing removed", match_id=env.match_id, status=body.status,
+                        version=body.version, outcome=outcome)
 
     def _check_seat(self, meta: MatchMeta, env: CommandEnvelope) -> None:
         if not 0 <= env.seat < meta.seats:

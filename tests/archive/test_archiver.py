@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -104,8 +105,6 @@ def test_the_grace_period_keeps_recently_finished_matches(played: tuple[RedisBac
     now = [1e12]
     archiver = Archiver(backend.redis, backend.settings.with_(archive_grace_s=3600.0), tmp_path, clock=lambda: now[0])
     # the finish time comes from the results stream: the last result was written just now (real time)
-    import time
-
     now[0] = time.time()
     first = archiver.run_once()
     assert first.archived == [] and first.waiting == len(finished)
@@ -169,3 +168,29 @@ def test_the_steps_one_by_one_and_a_file_that_is_not_the_match(played: tuple[Red
     with pytest.raises(ArchiveError, match="running"):
         archiver.archive(running)
     assert match_keys(backend, running)
+
+
+def test_the_worker_purges_only_a_finished_match_at_the_archived_version(
+        played: tuple[RedisBackend, list[str], str]) -> None:
+    """The purge the archiver publishes is decided by a worker: a running match, or a finished one at another
+    version than the archive's, keeps every key (whoever published it)."""
+    from services.archive.purge import publish_purge, wait_purged
+
+    backend, finished, running = played
+    k = backend.settings.keys
+    version = backend.store.version(running)
+    kept = {mid: match_keys(backend, mid) for mid in (running, finished[0])}
+    publish_purge(backend.redis, k, running, "finished", version)
+    publish_purge(backend.redis, k, running, "open")
+    publish_purge(backend.redis, k, finished[0], "finished", backend.store.version(finished[0]) - 1)
+    publish_purge(backend.redis, k, finished[1], "finished", backend.store.version(finished[1]))  # the real one
+    assert wait_purged(backend.redis, k, [finished[1]], "finished", 10.0) == {finished[1]}
+    assert match_keys(backend, finished[1]) == [] and not in_set(backend, finished[1], "finished")
+    for mid in kept:  # every purge was taken and acknowledged by the worker
+        stream = k.commands(k.partition(mid))
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not all(
+                g["lag"] == 0 and g["pending"] == 0 for g in backend.redis.xinfo_groups(stream)):
+            time.sleep(0.02)
+    assert {mid: match_keys(backend, mid) for mid in kept} == kept
+    assert in_set(backend, running, "running") and in_set(backend, finished[0], "finished")

@@ -15,6 +15,7 @@ from services.archive.archiver import Archiver
 from services.archive.expiry import OpenExpiry
 from services.pipeline.client import Client
 from services.pipeline.redis_backend import RedisBackend
+from services.pipeline.redis_local import LocalServices
 from services.settings import Settings
 
 pytestmark = pytest.mark.redis
@@ -24,8 +25,12 @@ TTL_S = 3600.0
 
 @pytest.fixture
 def backend(redis_settings: Settings) -> Iterator[RedisBackend]:
-    backend = RedisBackend(redis_settings)
+    """With a worker, which decides the archiver's purges (its open TTL: ``TTL_S``)."""
+    settings = dataclasses.replace(redis_settings, open_ttl_s=TTL_S)
+    services = LocalServices(settings, projectors=0).start()
+    backend = RedisBackend(settings)
     yield backend
+    services.stop()
     backend.close()
 
 
@@ -91,3 +96,15 @@ def test_zero_keeps_open_matches(backend: RedisBackend, tmp_path: Path) -> None:
     age(backend, match_id, "open", 10**7)
     report = Archiver(backend.redis, dataclasses.replace(backend.settings, open_ttl_s=0), tmp_path).run_once()
     assert report.expired == [] and keys_of(backend, match_id)
+
+
+def test_the_worker_refuses_to_purge_a_young_open_match(backend: RedisBackend) -> None:
+    """The purge is the worker's decision: an archiver with a shorter TTL than the worker's removes nothing."""
+    client = Client(backend, poll_ms=20)
+    k = backend.settings.keys
+    match_id = client.create_match("nim", 2).match_id
+    age(backend, match_id, "open", TTL_S - 60)
+    expiry = OpenExpiry(backend.redis, k, 1.0, wait_s=1.0)
+    assert expiry.due(k.partition(match_id), time.time() * 1000) == [match_id]
+    assert expiry.expire(match_id) is False
+    assert keys_of(backend, match_id) and backend.redis.zscore(k.match_matches(match_id, "open"), match_id)

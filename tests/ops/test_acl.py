@@ -472,6 +472,10 @@ ALLOWED: dict[str, list[tuple[str, ...]]] = {
         ("XRANGE", LOG, "-", "+"), ("HGETALL", META), ("GET", SECRET),
         ("EVALSHA", SHA, "8", META, LOG, SEEN, RESULTS, FEED, RUNNING, FINISHED, SENT), ("PING",),
         ("MULTI",), ("EXEC",), ("WAIT", "0", "10"),  # AIRSHIP_APPEND_REPLICAS
+        # match.purge (lua/purge.lua): the archiver's user deletes nothing, the worker removes an archived match
+        ("EVALSHA", SHA, "3", META, LOG, FINISHED), ("UNLINK", LOG), ("UNLINK", META), ("UNLINK", SECRET),
+        ("UNLINK", VIEW), ("UNLINK", UPDATES), ("ZREM", FINISHED, "m1"), ("ZREM", MATCHES, "m1"),
+        ("ZSCORE", MATCHES, "m1"), ("ZREM", K.archive_pending(P), "m1"),
     ],
     "projector": [
         ("XREADGROUP", "GROUP", "projectors", "p1", "STREAMS", FEED, ">"), ("XACK", FEED, "projectors", "1-0"),
@@ -534,7 +538,12 @@ ALLOWED: dict[str, list[tuple[str, ...]]] = {
         ("INCRBY", EPOCH, "1"), ("DEL", GAMES, RATED, STANDINGS, HISTORY),  # airship ratings rebuild
         ("SCRIPT", "LOAD", "return 1"), ("PING",),
     ],
-    "archiver": [("HMGET", LINKS, "m1.0", "m1.1", "m1.created")],  # the links go into the archive header
+    "archiver": [("HMGET", LINKS, "m1.0", "m1.1", "m1.created"),  # the links go into the archive header
+                 ("HGETALL", META), ("XRANGE", LOG, "1-0", "+", "COUNT", "1000"), ("GET", SECRET),
+                 ("ZRANGE", FINISHED, "0", "499"), ("ZSCORE", K.archive_pending(P), "m1"),
+                 ("ZADD", K.archive_pending(P), "NX", "1", "m1"), ("XREVRANGE", RESULTS, "+", "-", "COUNT", "1"),
+                 ("ZRANGEBYSCORE", MATCHES, "-inf", "(1", "LIMIT", "0", "500"), ("EXISTS", META),
+                 ("HGET", SEEN, "expire-v3"), ("XADD", CMDS, "*", "e", "x")],  # its system commands
     "keda": [("XINFO", "GROUPS", CMDS), ("XPENDING", CMDS, "workers"), ("XLEN", CMDS)],
     # what oliver006/redis_exporter runs with REDIS_EXPORTER_CONFIG_COMMAND=- (docker-compose.yml): INFO, the slow log,
     # latency, its client name; no CONFIG GET, no CLIENT LIST
@@ -554,8 +563,12 @@ DENIED: dict[str, list[tuple[str, ...]]] = {
                ("SET", STANDINGS, "x"), ("HSET", HISTORY, "ann", "x"), ("GET", STANDINGS), ("INCRBY", EPOCH, "1"),
                ("ZADD", AQUEUE, "1", "t"), ("HSET", ATICKET, "state", "x"), ("HSET", LBUCKET, "l", "1"),
                ("HSET", VIEW, "v", "1"), ("SET", SECRET, "1"), ("SETNX", SECRET, "1"), ("HSET", LINKS, "m1.0", "eve"),
-               ("EVALSHA", SHA, "1", PKEYS), ("EVAL", "return 1", "1", STANDINGS), ("UNLINK", LOG),
-               ("ACL", "LIST")],
+               ("EVALSHA", SHA, "1", PKEYS), ("EVAL", "return 1", "1", STANDINGS),
+               ("ACL", "LIST"),
+               # it may UNLINK match keys (match.purge), nothing else: no DEL, no other key, no set beyond its own
+               ("DEL", META), ("UNLINK", PKEYS), ("UNLINK", STANDINGS), ("UNLINK", CMDS), ("UNLINK", LINKS),
+               ("ZADD", MATCHES, "1", "m1"), ("ZADD", K.archive_pending(P), "1", "m1"), ("HSET", SECRET, "a", "b"),
+               ("EVALSHA", SHA, "4", META, LOG, FINISHED, SECRET)],
     "projector": [("FLUSHDB",), ("DEL", VIEW), ("XGROUP", "DESTROY", FEED, "projectors"), ("HSET", META, "a", "b"),
                   # #35: a meta is read only (put_views.lua names it after the updates stream), no key beyond views
                   ("HSET", META, "status", "finished"), ("EVALSHA", SHA, "3", VIEW, META, UPDATES),
@@ -605,7 +618,12 @@ DENIED: dict[str, list[tuple[str, ...]]] = {
                 ("XADD", UPDATES, "*", "k", "v"), ("FLUSHDB",), ("KEYS", "*"), ("SCAN", "0"), ("ACL", "LIST"),
                 ("GET", "other:key"), ("CONFIG", "SET", "save", ""), ("HGETALL", ATICKET), ("ZCARD", AWAIT)],
     "archiver": [("HSET", LINKS, "m1.0", "eve"), ("HDEL", LINKS, "m1.0"), ("DEL", LINKS), ("GET", RATED),
-                 ("HGET", PKEYS, "h")],
+                 ("HGET", PKEYS, "h"),
+                 # #35: it deletes nothing (a worker decides its match.purge): no match key, no set entry, no script
+                 ("UNLINK", LOG), ("UNLINK", META), ("DEL", LOG), ("UNLINK", SECRET), ("UNLINK", VIEW),
+                 ("ZREM", FINISHED, "m1"), ("ZREM", MATCHES, "m1"), ("ZREM", K.archive_pending(P), "m1"),
+                 ("EVALSHA", SHA, "2", META, LOG), ("EVAL", "return 1", "1", META), ("SCRIPT", "LOAD", "return 1"),
+                 ("HSET", META, "status", "finished"), ("XADD", LOG, "9-0", "e", "x"), ("ZADD", FINISHED, "1", "m1")],
     "keda": [("XADD", CMDS, "*", "k", "v"), ("XRANGE", CMDS, "-", "+"), ("GET", VIEW), ("XINFO", "GROUPS", FEED),
              ("HGETALL", META), ("XTRIM", CMDS, "MAXLEN", "0")],
     "exporter": [("CONFIG", "GET", "*"), ("CONFIG", "GET", "dir"), ("CONFIG", "GET", "maxmemory"),  # #35: no config
@@ -637,18 +655,18 @@ def test_each_role_is_refused_what_it_does_not_need(admin: Any, user: str, argv:
 
 
 # #35, the red team's findings with each role's password, replayed with ACL DRYRUN. Closed: refused (the worker's, the
-# projector's meta, the exporter's, the players' keys: also in DENIED and for real above). Still open (xfail, strict:
-# each passes, and so fails here, once the design in docs/operations.md, "Redis users", is done): the gateway
-# creates matches and claims seats itself (create_match.lua, claim_seat.lua), so it may write a log, a meta and the
-# feed; the archiver deletes archived matches itself, so it may UNLINK a running one.
+# projector's meta, the exporter's, the players' keys, the archiver's UNLINK of a running match's log (it publishes
+# match.purge, which a worker decides): also in DENIED and for real below). Still open (xfail, strict: each passes,
+# and so fails here, once the design in docs/operations.md, "Redis users", is done): the gateway creates matches and
+# claims seats itself (create_match.lua, claim_seat.lua), so it may write a log, a meta and the feed.
 FINDINGS_CLOSED = [("worker", ("SET", META, "x")), ("worker", ("EXPIRE", LOG, "1")),
                    ("worker", ("HSET", PKEYS, "h", "a")), ("worker", ("HSETNX", PKEYS, "h", "a")),
                    ("worker", ("SET", STANDINGS, "x")),
                    ("gateway", ("HSET", PKEYS, "h", "ann")), ("projector", ("HSET", META, "status", "finished")),
-                   ("exporter", ("CONFIG", "GET", "*")), ("exporter", ("CLIENT", "LIST"))]
+                   ("exporter", ("CONFIG", "GET", "*")), ("exporter", ("CLIENT", "LIST")),
+                   ("archiver", ("UNLINK", LOG))]
 FINDINGS_OPEN = [("gateway", ("XADD", LOG, "99-0", "e", "forged")), ("gateway", ("HSET", META, "cred:0", "h")),
-                 ("gateway", ("HSET", META, "status", "finished")), ("gateway", ("XADD", FEED, "*", "e", "forged")),
-                 ("archiver", ("UNLINK", LOG))]
+                 ("gateway", ("HSET", META, "status", "finished")), ("gateway", ("XADD", FEED, "*", "e", "forged"))]
 
 
 @pytest.mark.parametrize(("user", "argv"), FINDINGS_CLOSED)
@@ -657,8 +675,8 @@ def test_the_red_team_findings_are_refused(admin: Any, user: str, argv: tuple[st
 
 
 @pytest.mark.parametrize(("user", "argv"), FINDINGS_OPEN)
-@pytest.mark.xfail(strict=True, reason="#35 open: match creation, seat claims and archived matches' removal are not "
-                                       "yet behind the workers (docs/operations.md, Redis users)")
+@pytest.mark.xfail(strict=True, reason="#35 open: match creation and seat claims are not yet behind the workers "
+                                       "(docs/operations.md, Redis users)")
 def test_the_red_team_findings_still_open(admin: Any, user: str, argv: tuple[str, ...]) -> None:
     assert not allowed(admin, user, *argv), f"{user} may run {' '.join(argv)}"
 
@@ -741,10 +759,12 @@ def test_the_archiver_archives_as_its_own_user_and_may_not_write_to_running_matc
     from schemas.envelopes import MatchMeta
     from services.archive.archiver import ArchiveError, Archiver
     from services.archive.files import archive_path
+    from services.archive.purge import publish_purge, wait_purged
     from services.pipeline.lobby import create_match
     from services.pipeline.redis_backend import RedisStore
     from services.replay.files import read_match
     from tests.pipeline import nim  # noqa: F401  (registers nim)
+    from tests.pipeline.redis_fixtures import spawn, stop
 
     keys = Keys(partitions=4)
     settings = Settings(key_prefix=keys.prefix, partitions=keys.partitions, archive_grace_s=0.0)
@@ -762,17 +782,32 @@ def test_the_archiver_archives_as_its_own_user_and_may_not_write_to_running_matc
         root = tmp_path_factory.mktemp("archive")
         with redis.Redis(port=server.port, username="archiver", password=passwords()["archiver"]) as client:
             archiver = Archiver(client, settings, root)
-            # one pass's steps for this match's partition (run_once would also archive the match `played` left)
-            partition = keys.partition(done.match_id)
-            assert done.match_id.encode() in client.zrange(keys.matches(partition, "finished"), 0, -1)
-            assert archiver.due(partition, [done.match_id]) == [done.match_id]
-            assert archiver.archive(done.match_id) is True
-            assert read_match(archive_path(root, done.match_id, keys.partitions)).events == events
-            assert not list(raw.scan_iter(match=f"{keys.tag(keys.partition(done.match_id))}:match:{done.match_id}:*"))
-            with pytest.raises(ArchiveError, match="open, not finished"):  # the code path refuses running ones
-                archiver.archive(running.match_id)
-            refused = [(e["username"], e["object"]) for e in server.admin.execute_command("ACL", "LOG")]
-            assert not refused, f"Redis refused the archiver: {refused}"
+            # one pass's steps for this match's partition (run_once would also archive the match `played` left);
+            # the keys go by the archiver's match.purge, decided by a worker logged in as `worker`
+            worker = spawn(Settings(redis_url=server.url("worker"), key_prefix=keys.prefix, partitions=keys.partitions,
+                                    block_ms=50, claim_every_s=0.5), "worker",
+                           AIRSHIP_HEALTH_PORT="0", AIRSHIP_METRICS_PORT="0")
+            try:
+                partition = keys.partition(done.match_id)
+                assert done.match_id.encode() in client.zrange(keys.matches(partition, "finished"), 0, -1)
+                assert archiver.due(partition, [done.match_id]) == [done.match_id]
+                assert archiver.archive(done.match_id) is True
+                assert read_match(archive_path(root, done.match_id, keys.partitions)).events == events
+                assert not list(raw.scan_iter(
+                    match=f"{keys.tag(keys.partition(done.match_id))}:match:{done.match_id}:*"))
+                with pytest.raises(ArchiveError, match="open, not finished"):  # the code path refuses running ones
+                    archiver.archive(running.match_id)
+                refused = [(e["username"], e["object"]) for e in server.admin.execute_command("ACL", "LOG")]
+                assert not refused, f"Redis refused the archiver or the worker: {refused}"
+                # a purge it publishes for a match that is not finished is refused by the worker: nothing goes
+                kept = {key: raw.dump(key) for key in raw.scan_iter(
+                    match=f"{keys.tag(keys.partition(running.match_id))}:match:{running.match_id}:*")}
+                publish_purge(client, keys, running.match_id, "finished", store.version(running.match_id))
+                publish_purge(client, keys, running.match_id, "open")  # (not past AIRSHIP_OPEN_TTL_S)
+                assert wait_purged(client, keys, [running.match_id], "finished", 1.0) == set()
+                assert {key: raw.dump(key) for key in kept} == kept
+            finally:
+                stop(worker)
 
             mid = running.match_id
             before = {name: raw.dump(key) for name, key in [("meta", keys.meta(mid)), ("log", keys.log(mid)),
@@ -783,6 +818,8 @@ def test_the_archiver_archives_as_its_own_user_and_may_not_write_to_running_matc
                          ("HSET", keys.meta(mid), "status", "finished"), ("SET", keys.secret(mid), "1"),
                          ("EXPIRE", keys.log(mid), "1"), ("XRANGE", cmds, "-", "+"), ("DEL", cmds),
                          ("UNLINK", cmds), ("UNLINK", keys.matches(keys.partition(mid), "finished")),
+                         ("UNLINK", keys.log(mid)), ("UNLINK", keys.meta(mid)), ("DEL", keys.log(mid)),
+                         ("UNLINK", keys.secret(mid)), ("ZREM", keys.match_matches(mid, "open"), mid),
                          ("ZADD", keys.matches(keys.partition(mid), "finished"), "1", mid),
                          ("ZADD", keys.match_matches(mid, "running"), "1", "x"),
                          ("HSET", keys.view(mid, "public"), "v", "1"),

@@ -1,5 +1,5 @@
 """The archiver removes open matches nobody filled as its own Redis user (infra/redis/users.acl): Redis refuses
-none of its commands, and it can touch no match that began."""
+none of its commands (nor the worker's, which decides its purges), and it can touch no match that began."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from services.pipeline.redis_backend import RedisStore
 from services.settings import Settings
 from tests.ops.test_acl import Server, passwords, server
 from tests.pipeline import nim  # noqa: F401  (registers nim)
+from tests.pipeline.redis_fixtures import spawn, stop
 
 __all__ = ["server"]
 
@@ -36,8 +37,14 @@ def test_the_archiver_expires_open_matches_as_its_own_user(server: Server, tmp_p
         raw.zadd(keys.match_matches(stale, "open"), {stale: long_ago})
         raw.zadd(keys.match_matches(began, "open"), {began: long_ago})  # a stale entry of a match that began
         server.admin.execute_command("ACL", "LOG", "RESET")
-        with redis.Redis(port=server.port, username="archiver", password=passwords()["archiver"]) as client:
-            report = Archiver(client, settings, tmp_path).run_once()
+        # the keys go by the archiver's match.purge, decided by a worker logged in as `worker` (same TTL)
+        worker = spawn(settings.with_(redis_url=server.url("worker"), block_ms=50, claim_every_s=0.5), "worker",
+                       AIRSHIP_HEALTH_PORT="0", AIRSHIP_METRICS_PORT="0", AIRSHIP_OPEN_TTL_S="60")
+        try:
+            with redis.Redis(port=server.port, username="archiver", password=passwords()["archiver"]) as client:
+                report = Archiver(client, settings, tmp_path).run_once()
+        finally:
+            stop(worker)
         refused = [(e["username"], e["object"]) for e in server.admin.execute_command("ACL", "LOG")]
         assert not refused, f"Redis refused the archiver: {refused}"
         assert stale in report.expired and began not in report.expired

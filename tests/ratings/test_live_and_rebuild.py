@@ -60,7 +60,7 @@ def test_rebuild_equals_live_after_kills(gateway: TestClient, r: redis.Redis, se
     wait_until(lambda: len(store.matches("nim")) == MATCHES and len(store.standings("nim")) == 3, timeout_s=30)
     wait_until(lambda: sum(row["games"] for row in store.standings("nim")) == sum(
         len(m.placings) for m in store.matches("nim")), timeout_s=10)
-    for proc in procs[3:]:  # the restarted ones stop cleanly on SIGTERM
+    for proc in procs[4:]:  # the restarted ones stop cleanly on SIGTERM (the worker: after the archiver's purges)
         assert stop(proc) == 0
     live = store.snapshot()
     assert sorted(m["m"] for m in live["nim"]["matches"]) == sorted(played)
@@ -69,6 +69,7 @@ def test_rebuild_equals_live_after_kills(gateway: TestClient, r: redis.Redis, se
     archiver = Archiver(r, settings.with_(archive_grace_s=0), root=tmp_path)
     archived = archiver.run_once().archived
     assert set(played) <= set(archived)  # they left Redis: the rebuild reads them from the archive
+    assert stop(procs[3]) == 0
     report = rebuild(r, settings.keys, tmp_path)
     assert (report.from_redis, report.from_archive) == (0, MATCHES)
     assert store.snapshot() == live
