@@ -262,12 +262,7 @@ class Inbox:
 
     async def get(self) -> Any:
         while not self._items:
-            if self._waiter is None:
-                self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
+            await _park(self)
         item = self._items.popleft()
         if not self._items:
             self._items = None
@@ -303,13 +298,18 @@ class Flag:
 
     async def wait(self) -> bool:
         while not self._set:
-            if self._waiter is None:
-                self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
+            await _park(self)
         return True
+
+
+async def _park(holder: Inbox | Flag) -> None:
+    """Wait until ``holder`` wakes its waiter (a future made only while somebody waits)."""
+    if holder._waiter is None:
+        holder._waiter = asyncio.get_running_loop().create_future()
+    try:
+        await holder._waiter
+    finally:
+        holder._waiter = None
 
 
 class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
