@@ -56,6 +56,7 @@ REFUSALS_TO_CLOSE, REFUSAL_WINDOW_S = 16, 10.0  # refused messages within the wi
 MESSAGE_COSTS = {"ping": 1, "unsubscribe": 1, "command": 2, "subscribe": 3}  # as limits.COSTS, per message
 
 
+LINGER_S = 1.0  # how long a writer waits for more before it ends (a busy socket keeps it)
 OUTBOX = 4096  # messages a socket may have waiting; one more and it is closed (1008, not reading)
 
 
@@ -104,6 +105,7 @@ class Session:
         "subs",
         "tasks",
         "tokens",
+        "wake",
         "writer",
         "ws",
     )
@@ -117,7 +119,8 @@ class Session:
         self.subs: dict[str, Watch] = {}
         self.tasks: set[asyncio.Task[Any]] | None = None  # commands and closes under way
         self.backlog: collections.deque[str | bytes | None] | None = None  # the outbox, while not empty
-        self.writer: asyncio.Task[None] | None = None  # writing the backlog, while there is one
+        self.writer: asyncio.Task[None] | None = None  # writing the backlog, while there is one (or lingering)
+        self.wake: asyncio.Future[None] | None = None  # the lingering writer waits on it for more
         self.dropped = False  # closed for not reading, or the peer is gone: nothing more is queued
         self.tokens = float(self._burst())  # the socket's message rate: a token bucket
         self.stamp = time.monotonic()
@@ -358,23 +361,35 @@ class Session:
         backlog.append(data)
         if self.writer is None:
             self.writer = asyncio.create_task(self._write())
+        elif self.wake is not None:
+            _wake(self.wake)
 
     async def _write(self) -> None:
-        """Write the backlog in order, then end (and drop the empty outbox)."""
+        """Write the backlog in order; then wait up to :data:`LINGER_S` for more (a busy socket keeps its writer:
+        no task per message), and end (and drop the empty outbox): an idle socket holds no writer."""
+        loop = asyncio.get_running_loop()
         try:
             while self.backlog:
-                data = self.backlog.popleft()
-                if data is None:  # going away
-                    self.dropped = True
-                    self.backlog.clear()
-                    await self.ws.close(code=GOING_AWAY, reason=SHUTTING_DOWN)
-                    return
+                while self.backlog:
+                    data = self.backlog.popleft()
+                    if data is None:  # going away
+                        self.dropped = True
+                        self.backlog.clear()
+                        await self.ws.close(code=GOING_AWAY, reason=SHUTTING_DOWN)
+                        return
+                    try:
+                        await self.ws.send(data)
+                    except Exception:  # the peer is gone: the read loop sees the disconnect and closes the session
+                        self.dropped = True
+                        self.backlog.clear()
+                        return
+                waker = self.wake = loop.create_future()
+                timer = loop.call_later(LINGER_S, _wake, waker)
                 try:
-                    await self.ws.send(data)
-                except Exception:  # the peer is gone: the read loop sees the disconnect and closes the session
-                    self.dropped = True
-                    self.backlog.clear()
-                    return
+                    await waker
+                finally:
+                    timer.cancel()
+                    self.wake = None
         finally:
             if self.writer is asyncio.current_task():
                 self.writer = None
@@ -452,3 +467,8 @@ async def _refuse_at_capacity(ws: Socket, st: Any) -> None:
     with contextlib.suppress(Exception):  # the client may be gone already
         await ws.accept()
         await ws.close(code=TRY_AGAIN_LATER, reason=AT_CAPACITY)
+
+
+def _wake(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

@@ -79,6 +79,7 @@ def test_an_idle_subscribed_socket_holds_no_task_queue_or_timer_and_watchers_sha
             await clients[0].until(lambda: feed.task is None)
             sessions: list[Session] = list(st.sessions)
             assert len(sessions) == 2 and feed in hub.listeners and len(hub.listeners) == 1
+            await clients[0].until(lambda: all(s.writer is None for s in sessions))  # after its linger (LINGER_S)
             for session in sessions:  # idle: nothing but the read loop
                 assert session.writer is None and session.backlog is None and session.tasks is None
                 assert session.idle_timer is None  # subscribed: no idle clock
