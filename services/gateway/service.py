@@ -204,6 +204,8 @@ class Gateway:
             metrics.GATEWAY_COMMANDS.inc()
             if earlier is not None:
                 return for_client(earlier, seat.seat)
+            if wait_s <= 0:  # not waiting: pending (202), whatever a worker may have decided meanwhile
+                return None
             return await self._await(seat, command_id, future, wait_s)
         finally:
             hub.forget(command_id, future)

@@ -121,7 +121,9 @@ def test_one_client_gets_its_rate_once_not_once_per_gateway(replicas: Replicas) 
     for kind, (admitted, refused, elapsed) in results.items():
         allowed = BURST + RPS * elapsed
         assert len(refused) >= 5, (kind, "the client was not refused: it sent too little to tell", admitted)
-        assert BURST <= admitted <= allowed + 1, (kind, admitted, allowed)  # 3x: ~210; 2x: ~140
+        # at most what one gateway would admit (3x: ~210; 2x: ~140); at least half the burst (on a loaded machine
+        # a flush may miss its deadline, and the request is then decided with this gateway's share, 1/3)
+        assert BURST / 2 <= admitted <= allowed + 1, (kind, admitted, allowed)
         for answer in refused[:20]:
             assert answer.headers["content-type"].startswith(PROBLEM) and answer.json()["code"] == "rate_limited"
             assert int(answer.headers["Retry-After"]) >= 1
