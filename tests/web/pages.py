@@ -70,9 +70,13 @@ def check_frames(messages: list[Any], truth: Truth, seat: int) -> int:
     truth.refresh()
     expected_events = truth.events_for(seat)
     views = 0
+    subscribed_at = 0
     for m in messages:
         assert isinstance(m, dict), m
-        if m["kind"] == "view":
+        if m["kind"] == "view" and m["version"] == 0:  # the match waited for players: its record as dealt, served
+            assert m["key"] == str(seat) and m["view"] == truth.view(subscribed_at, seat), m  # with nobody to act
+            assert m["legal"] == [] and m["to_act"] == [], m
+        elif m["kind"] == "view":
             views += 1
             assert m["key"] == str(seat) and m["view"] == truth.view(m["version"], seat), m["version"]
             assert m["legal"] == truth.legal(m["version"], seat), m["version"]
@@ -82,6 +86,7 @@ def check_frames(messages: list[Any], truth: Truth, seat: int) -> int:
             assert m["result"]["seat"] == seat, m
         elif m["kind"] == "subscribed":
             assert m["seat"] == seat, m
+            subscribed_at = m["version"]
         else:
             raise AssertionError(f"unexpected message {m}")
     return views
