@@ -1,5 +1,5 @@
 """Group commit for the gateway's Redis calls: the single commands asked for in one turn of the event loop
-(publishing commands, reading results and versions, for every socket and request at once) go to
+(publishing commands, reading view records, results and metadata, for every socket and request at once) go to
 Redis in one pipeline, one write and one read for all of them, instead of one round trip each.
 
 A socket write is the largest part of what a request costs the gateway (profiled with py-spy under

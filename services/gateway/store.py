@@ -101,9 +101,7 @@ class GatewayStore:
 
     # -- matches ---------------------------------------------------------------------------------
     async def meta(self, match_id: str) -> MatchMeta | None:
-        # Not through the group commit, nor the view records below: batched, these reads delayed the views after
-        # a Redis restart by seconds (tests/ops/test_gateway_redis_restart.py; the cause is not found yet).
-        h = await self.r.hgetall(self.keys.meta(match_id))
+        h = await self.batch.call("HGETALL", self.keys.meta(match_id))
         return gateway_meta(h) if h else None
 
     async def version(self, match_id: str) -> int:
@@ -256,7 +254,7 @@ class GatewayStore:
 
     # -- views and logs --------------------------------------------------------------------------
     async def view(self, match_id: str, key: str) -> ViewRecord | None:
-        data = await self.r.hget(self.keys.view(match_id, key), "d")
+        data = await self.batch.call("HGET", self.keys.view(match_id, key), "d")
         return unpack_view(cast(bytes, data)) if data is not None else None
 
     async def read_log(self, match_id: str, game: str, after: int = 0, limit: int | None = None) -> list[EventEnvelope]:
