@@ -40,6 +40,12 @@ class PoliteTransport(httpx.HTTPTransport):
             time.sleep(float(response.headers.get("Retry-After", "1")))
 
 
+def from_address(url: str, address: str) -> httpx.Client:
+    """A client whose connections come from ``address`` (a loopback address of its own: its own limits)."""
+    return httpx.Client(base_url=url, timeout=30.0, trust_env=False,
+                        transport=httpx.HTTPTransport(local_address=address))
+
+
 def client(url: str, polite: bool = False, **kw: Any) -> httpx.Client:
     """An HTTP client of the gateway at ``url`` (``polite``: 429s waited out and sent again)."""
     if polite:

@@ -15,7 +15,6 @@ import httpx
 import pytest
 import redis
 
-from services.pipeline.redis_backend import connect
 from services.ratings.players import API_KEY_HEADER
 from tests.gateway.stack import GatewayStack, running_stack, stack_settings
 
@@ -36,10 +35,9 @@ def arena_stack(redis_url: str) -> Iterator[GatewayStack]:
 
 
 @pytest.fixture(scope="module")
-def r(arena_stack: GatewayStack) -> Iterator[redis.Redis]:
-    conn = connect(arena_stack.settings.redis_url)
-    yield conn
-    conn.close()
+def stack(arena_stack: GatewayStack) -> GatewayStack:
+    """This module's stack: the conftest's ``r`` looks at it."""
+    return arena_stack
 
 
 def http_from(url: str, address: str = "127.0.0.1") -> httpx.Client:

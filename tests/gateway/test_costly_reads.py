@@ -14,18 +14,13 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.gateway.attack_kit import auth
+from tests.gateway.attack_kit import auth, from_address
 from tests.gateway.stack import GatewayStack
 
 pytestmark = [pytest.mark.gateway, pytest.mark.redis]
 MOVES = 300  # a tally of 9 a move, to 2,700: 300 events
 READERS = 16
 
-
-def from_address(url: str, address: str) -> httpx.Client:
-    """A client whose connections come from ``address`` (a loopback address: limits of its own)."""
-    return httpx.Client(base_url=url, timeout=30.0, trust_env=False,
-                        transport=httpx.HTTPTransport(local_address=address))
 
 
 def send(c: httpx.Client, match_id: str, token: str, key: str, n: int = 9) -> httpx.Response:

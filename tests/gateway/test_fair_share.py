@@ -29,7 +29,7 @@ import pytest
 import redis
 
 from services.pipeline.redis_backend import connect, delete_prefix
-from tests.gateway.attack_kit import auth, wait_until
+from tests.gateway.attack_kit import auth, from_address, wait_until
 from tests.gateway.stack import GatewayStack, free_port, spawn_gateway, stack_settings, wait_ready
 from tests.pipeline.redis_fixtures import GAME_MODULES, ROOT, spawn, stop
 
@@ -40,11 +40,6 @@ KEPT = 20  # rejections kept per match beyond its version
 QUOTAS = {"AIRSHIP_GATEWAY_ADDR_CREATES": str(CREATES), "AIRSHIP_GATEWAY_ADDR_CREATES_PER_H": "60",
           "AIRSHIP_GATEWAY_PLAYER_CREATES": str(CREATES), "AIRSHIP_GATEWAY_PLAYER_CREATES_PER_H": "60"}
 
-
-def from_address(url: str, address: str) -> httpx.Client:
-    """A client whose connections come from ``address`` (a loopback address of its own: its own limits)."""
-    return httpx.Client(base_url=url, timeout=30.0, trust_env=False,
-                        transport=httpx.HTTPTransport(local_address=address))
 
 
 @pytest.fixture(scope="module")
