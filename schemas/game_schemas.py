@@ -20,6 +20,21 @@ worker, which removes the keys only if the match is finished at the version in t
 worker's own ``AIRSHIP_OPEN_TTL_S``) and otherwise deletes nothing. Never accepted from a client (a dot). Its body is
 a :class:`MatchPurgeBody`; it is stored nowhere (no result, no log entry: the match's keys go)."""
 
+CREATE_COMMAND = "match.create"
+"""The system command that sets a match up (published by the gateway, #35): a worker draws the seed, runs the game's
+``setup`` and writes the meta, the set-up events (log and feed), the seed and the open set; its result (accepted,
+at the set-up's version) is recorded in the match's ``seen`` hash like any command's. The gateway chooses the match
+id and waits for the result; it never sees the seed and cannot write a log, a meta or a feed. Body:
+:class:`MatchCreateBody`. A match id that exists already is answered as created (an arena match is created by
+whichever gateway's poll comes first, each with the same body)."""
+
+JOIN_COMMAND = "match.join"
+"""The system command that takes a seat (published by the gateway, #35): a worker gives a free seat the credential
+hash in the body, insert-only (a taken seat stays taken), links it to the player when one is named, and starts the
+match when the last seat is taken. Its result names the seat (accepted) or why not (rejected: ``full`` (not open),
+``forbidden`` for a seat reserved for another player, ``conflict`` for a player already seated or a seat taken,
+``arena_seat_lapsed``, ``expired`` past the gateway's deadline, ``not_found``). Body: :class:`MatchJoinBody`."""
+
 MATCH_ABANDONED = "MatchAbandoned"
 """The event every game's ``evolve`` accepts whatever its rules: the match is over, abandoned; its outcome names
 no winner, scores 0 and says ``detail.abandoned``."""
@@ -49,6 +64,30 @@ class MatchPurgeBody(Body):
 
     status: Literal["finished", "open"]
     version: int = Field(default=0, ge=0, description="The version of the archive's last event (finished).")
+
+
+class MatchCreateBody(Body):
+    """The body of ``match.create``: what the gateway checked (game, seats, options), the seats reserved for
+    registered players, and service fields of the meta (an arena match's claim deadline)."""
+
+    game: str = Field(max_length=40)
+    seats: int = Field(ge=1, le=16)
+    options: dict[str, object] = Field(default_factory=dict)
+    reveal_log: bool = True
+    reserved: dict[int, str] = Field(default_factory=dict, description="seat -> the player it is reserved for")
+    claim_by_ms: int | None = Field(default=None, ge=0, description="An arena match: its seats must be collected "
+                                    "by then (ms since the epoch), or it is dissolved.")
+
+
+class MatchJoinBody(Body):
+    """The body of ``match.join``: the seat (a seat token names its seat, so the gateway chooses it), the sha256 of
+    the seat's new token (the token itself never reaches Redis), the registered player taking it, and the gateway's
+    deadline (ms since the epoch): a join decided later is refused, as the gateway has answered its client."""
+
+    seat: int = Field(ge=0, le=15)
+    credential_hash: str = Field(pattern="^[0-9a-f]{64}$")
+    player: str | None = Field(default=None, max_length=64)
+    until_ms: int = Field(ge=0)
 
 
 class MatchAbandonedEvent(Body):

@@ -111,6 +111,11 @@ class Keys:
         """The match seed: readable by workers (and admin tools) only; the gateway may write it once."""
         return self.match(match_id, "secret")
 
+    def gw(self, match_id: str) -> str:
+        """Hash of what the gateway alone writes of a match (#35): abandon votes (``abandon:<seat>``), ``abandoned``,
+        seats flagged for bots (``bot:<seat>``), ``arena_dissolved``. The meta is the workers'."""
+        return self.match(match_id, "gw")
+
     def sent(self, match_id: str) -> str:
         """Hash command id -> 1: the commands the gateway published, so it can tell 'pending' from 'unknown'."""
         return self.match(match_id, "sent")

@@ -90,6 +90,10 @@ EXPIRED_IDLE_MATCHES = Counter("airship_expired_idle_matches_total",
 PURGES = Counter("airship_purges_total",
                  "match.purge commands a worker decided, by outcome (deleted; gone; or refused: not_finished, "
                  "changed, started, young, kept, orphan, bad)", ["outcome"])
+LOBBY_COMMANDS = Counter("airship_lobby_commands_total",
+                         "match.create and match.join commands a worker decided (#35), by type and outcome (accepted, "
+                         "or the rejection code: full, conflict, forbidden, arena_seat_lapsed, expired, ...)",
+                         ["type", "outcome"])
 ARCHIVE_ERRORS = Counter("airship_archive_errors_total", "Matches the archiver failed to archive (retried next pass)")
 
 STREAM_PENDING = Gauge("airship_stream_pending", "Entries delivered to the group but not yet acknowledged",

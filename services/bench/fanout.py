@@ -36,8 +36,8 @@ from services.bench import TALLY_MODULES, register_tally
 from services.bench.gateway.run import free_port
 from services.bench.pipeline import cpu_seconds, start_services, stop_services
 from services.gateway.launch import wait_ready
-from services.gateway.store import GatewayStore, connect_async
-from services.pipeline.redis_backend import connect, delete_prefix
+from services.pipeline import lobby
+from services.pipeline.redis_backend import RedisBackend, connect, delete_prefix
 from services.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -133,23 +133,22 @@ def start_gateway(settings: Settings, port: int, sockets: int) -> subprocess.Pop
 
 
 async def make_matches(settings: Settings, n: int) -> list[tuple[str, str]]:
-    """``n`` one-seat tally matches set up as the gateway does: (match id, seat 0's token)."""
+    """``n`` one-seat tally matches set up and joined by the embedded lobby (a worker would do the same for the
+    gateway's ``match.create`` and ``match.join``): (match id, seat 0's token)."""
     register_tally()
-    r = connect_async(settings.redis_url, 32)
-    store = GatewayStore(r, settings)
-    try:
-        async def one() -> tuple[str, str]:
-            meta = await store.create_match("tally", 1, {}, True)
-            taken = await store.join(meta.match_id, 0, 1, [])
-            assert taken is not None
-            return meta.match_id, taken[1]
 
-        made: list[tuple[str, str]] = []
-        for i in range(0, n, 500):
-            made += await asyncio.gather(*(one() for _ in range(min(500, n - i))))
-        return made
-    finally:
-        await r.aclose()
+    def made() -> list[tuple[str, str]]:
+        backend = RedisBackend(settings)
+        try:
+            out = []
+            for _ in range(n):
+                meta = lobby.create_match(backend.store, "tally", 1, {})
+                out.append((meta.match_id, lobby.join(backend.store, meta.match_id, 0)[1]))
+            return out
+        finally:
+            backend.close()
+
+    return await asyncio.to_thread(made)
 
 
 async def _spawn_watchers(plan: Plan, ws_url: str, match_ids: list[str]) -> list[asyncio.subprocess.Process]:

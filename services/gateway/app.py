@@ -21,11 +21,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from schemas.envelopes import CommandResult
+from schemas.game_schemas import MatchCreateBody
 from schemas.gateway import (
     IDEMPOTENCY_KEY,
     MATCH_ID,
@@ -352,10 +353,8 @@ def _routes(app: FastAPI) -> None:
         from services.gateway.players import player_of  # (players imports this module)
 
         await st.limits.creation(st.address(request.headers, request.client), await player_of(st, request))
-        try:
-            meta = await st.store.create_match(body.game, body.seats, body.options, body.reveal_log)
-        except ValidationError as e:  # a game whose set-up let its options model's error through
-            raise Refused(422, "bad_options", f"bad options for {body.game} ({e.error_count()} errors)") from None
+        meta = await st.gateway.create(MatchCreateBody(game=body.game, seats=body.seats, options=body.options,
+                                                       reveal_log=body.reveal_log))
         log.info("match created", match_id=meta.match_id, game=meta.game, seats=meta.seats)
         return encode(request, summary(meta, await st.store.version(meta.match_id)), 201)
 
@@ -381,7 +380,6 @@ def _routes(app: FastAPI) -> None:
         if taken is None:
             raise Refused(409, "conflict", f"seat {body.seat} is taken" if body.seat is not None
                           else "the match is full")
-        st.gateway.forget(match_id)  # the cached meta still says the seat is free (and the match open)
         log.info("seat joined", match_id=match_id, seat=taken[0])
         return encode(request, SeatToken(match_id=match_id, seat=taken[0], token=taken[1]), 201)
 

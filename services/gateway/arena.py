@@ -33,13 +33,7 @@ from services.gateway.wire import Refused, encode, read_body
 from services.logs import get_logger
 from services.pipeline.auth import hash_credential
 from services.ratings import arena
-from services.ratings.players import (
-    API_KEY_HEADER,
-    ARENA_CLAIM_BY,
-    claim_args,
-    claim_keys,
-    claim_player_seat_script,
-)
+from services.ratings.players import API_KEY_HEADER
 
 log = get_logger("gateway")
 Game = Annotated[str, PathParam(max_length=40)]
@@ -116,7 +110,7 @@ async def dissolve(st: State, match_id: str) -> bool:
     the match's side (its deadline, by this gateway's clock, has not passed)."""
     k = st.settings.keys
     reply = await st.redis.register_script(arena.DISSOLVE)(
-        keys=[k.meta(match_id), k.match_matches(match_id, "open")], args=[match_id, _now_ms()])
+        keys=[k.gw(match_id)], args=[match_id, _now_ms()])
     parts = [x.decode() if isinstance(x, bytes) else str(x) for x in cast(list[object], reply)]
     if parts[0] == "early":
         return False
@@ -148,44 +142,39 @@ async def sweep(st: State, force: bool = False) -> int:
 
 
 async def _collect(st: State, game: str, player: str, api_key: str, matched: arena.Matched) -> str:
-    """Make sure the matched tickets' match exists (whichever poll of the group comes first creates it: the create
-    refuses an id that exists), then claim the player's seat with its derived token; returns the token."""
+    """Make sure the matched tickets' match exists (whichever poll of the group comes first has a worker create it:
+    an identical ``match.create`` for an id that exists is answered as created), then have a worker give the
+    player's seat its derived token (a repeated poll's join is answered as joined); returns the token."""
     k = st.settings.keys
     match_id = matched.match_id
     if matched.claim_by_ms and _now_ms() > matched.claim_by_ms:
         raise _lapsed(st, match_id)
     if not matched.created:
         if not await st.redis.exists(k.meta(match_id)):
-            try:
-                await _create_reserved(st, game, dict(enumerate(matched.players)), {}, True, match_id=match_id,
-                                       extra=[ARENA_CLAIM_BY, matched.claim_by_ms] if matched.claim_by_ms else [])
-                metrics.ARENA_MATCHES.labels(game).inc()
-                log.info("arena match created", match_id=match_id, game=game, players=matched.players)
-            except Refused as e:
-                if e.status != 409:  # 409: another gateway created it meanwhile
-                    raise
+            await _create_reserved(st, game, dict(enumerate(matched.players)), {}, True, match_id=match_id,
+                                   claim_by_ms=matched.claim_by_ms or None)
+            metrics.ARENA_MATCHES.labels(game).inc()
+            log.info("arena match created", match_id=match_id, game=game, players=matched.players)
         await st.redis.set(k.arena(f"created:{match_id}"), 1, px=int(arena.MATCHED_TTL_S * 1000))
     token = arena.seat_token(api_key, match_id, matched.seat)
-    hashed = hash_credential(token)
-    script = st.redis.register_script(claim_player_seat_script())
-    reply = await script(keys=claim_keys(k, match_id),
-                         args=claim_args(matched.seat, hashed, player, match_id, st.settings.updates_maxlen))
-    if reply == -1:
-        raise Refused(409, "conflict", f"seat {matched.seat} of {match_id} is reserved for another player")
-    if reply == -3:
-        raise _lapsed(st, match_id)
-    if not reply or reply == -2:  # taken: by this very token (a repeated poll), or by a join with the key
-        held, status = await st.redis.hmget(k.meta(match_id), [f"cred:{matched.seat}", "status"])
-        if held is None or cast(bytes, held).decode() != hashed:
-            raise Refused(409, "conflict", f"your seat {matched.seat} of match {match_id} was taken by another "
-                                           f"join with your API key; play it with that join's token")
-        begun = status is not None and cast(bytes, status) != b"open"
-    else:
-        meta = cast(list[bytes], reply)
-        begun = dict(zip(meta[::2], meta[1::2], strict=False)).get(b"status", b"open") != b"open"
-    if begun:  # every seat collected: the tickets stop counting as the players' open ones
-        await _settle(st, match_id, "started")
-    st.gateway.forget(match_id)
+    taken_by_another = Refused(409, "conflict", f"your seat {matched.seat} of match {match_id} was taken by another "
+                                                f"join with your API key; play it with that join's token")
+    try:
+        held = (await st.gateway.meta(match_id, fresh=True)).credential_hashes.get(matched.seat)
+        joined = held == hash_credential(token) or await st.gateway.join(match_id, matched.seat, token, player)
+    except Refused as e:
+        if e.code == "arena_seat_lapsed":
+            raise _lapsed(st, match_id) from None
+        if e.code == "forbidden":
+            raise Refused(409, "conflict",
+                          f"seat {matched.seat} of {match_id} is reserved for another player") from None
+        if e.code in ("conflict", "full"):  # the player holds a seat by another join; or it began without this one
+            raise taken_by_another from None
+        raise
+    if not joined:
+        raise taken_by_another
+    if (await st.gateway.meta(match_id, fresh=True)).status != "open":  # every seat collected: the tickets stop
+        await _settle(st, match_id, "started")  # counting as the players' open ones
     return token
 
 

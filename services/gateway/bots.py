@@ -47,7 +47,7 @@ REFUSALS = {-1: (404, "not_found", "no such match"),
 
 
 def bot_flags(meta_hash: dict[bytes, bytes]) -> dict[int, str]:
-    """seat -> strength, from the fields ``bot:<seat>`` of a meta hash (HGETALL)."""
+    """seat -> strength, from the fields ``bot:<seat>`` of a match's gw hash (HGETALL)."""
     return {int(k[4:]): v.decode() for k, v in meta_hash.items() if k.startswith(b"bot:") and k[4:].isdigit()}
 
 
@@ -64,12 +64,12 @@ class BotSeatStore:
         self._flag = self.r.register_script(LUA.read_text())
 
     async def flags(self, match_ids: list[str]) -> dict[str, dict[int, str]]:
-        """Each match's flags (one pipelined HGETALL)."""
+        """Each match's flags (one pipelined HGETALL of the gw hashes)."""
         if not match_ids:
             return {}
         pipe = self.r.pipeline(transaction=False)
         for match_id in match_ids:
-            pipe.hgetall(self.keys.meta(match_id))
+            pipe.hgetall(self.keys.gw(match_id))
         replies = await pipe.execute()
         return {match_id: bot_flags(h or {}) for match_id, h in zip(match_ids, replies, strict=True)}
 
@@ -82,7 +82,7 @@ class BotSeatStore:
         return sorted((float(score), text(mid)) for reply in replies for mid, score in reply)[:limit]
 
     async def flag(self, match_id: str, seats: list[int], kind: str) -> None:
-        keys = [self.keys.meta(match_id), self.keys.bots_wanted(self.keys.partition(match_id))]
+        keys = [self.keys.gw(match_id), self.keys.bots_wanted(self.keys.partition(match_id))]
         code, seat = await self._flag(keys=keys, args=[kind, int(time.time() * 1000), *seats])
         if int(code) != 0:
             status, error, detail = REFUSALS[int(code)]
@@ -97,15 +97,16 @@ class BotSeatStore:
         pipe = self.r.pipeline(transaction=False)
         for _, match_id in found:
             pipe.hgetall(self.keys.meta(match_id))
-        metas = await pipe.execute()
+            pipe.hgetall(self.keys.gw(match_id))
+        replies = await pipe.execute()
         ready: list[BotSeats] = []
         stale: list[str] = []
         now_ms = time.time() * 1000
-        for (flagged_ms, match_id), h in zip(found, metas, strict=True):
+        for (flagged_ms, match_id), h, gw in zip(found, replies[::2], replies[1::2], strict=True):
             if not h or h.get(b"status") != b"open" or now_ms - flagged_ms > WAIT_S * 1000:
                 stale.append(match_id)
                 continue
-            flags = bot_flags(h)
+            flags = bot_flags(gw or {})
             free = {s for s in range(int(h[b"seats"])) if f"cred:{s}".encode() not in h}
             if free and free <= set(flags) and len(ready) < limit:
                 ready.append(BotSeats(match_id=match_id, game=h[b"game"].decode(),

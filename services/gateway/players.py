@@ -9,9 +9,7 @@
 
 from __future__ import annotations
 
-import secrets
 import time
-import uuid
 from typing import Annotated, Any, cast
 
 from fastapi import FastAPI, Request
@@ -20,7 +18,7 @@ from fastapi.responses import Response
 
 from schemas.codec import pack_obj, unpack_obj
 from schemas.envelopes import MatchMeta
-from schemas.logentry import log_and_feed
+from schemas.game_schemas import MatchCreateBody
 from schemas.players import (
     NAME_PATTERN,
     CreateRatedMatch,
@@ -32,27 +30,20 @@ from schemas.players import (
     Standing,
 )
 from services.games import GAMES, get_game
-from services.games.rng import derive_rng
 from services.gateway.app import CREATE_QUOTA, State, body_of, limited, problems
 from services.gateway.service import summary
 from services.gateway.shared_limits import Limit
 from services.gateway.wire import Refused, check_options, encode, read_body
 from services.logs import get_logger
-from services.pipeline.auth import hash_credential, new_token
-from services.pipeline.redis_backend import _meta_fields
-from services.pipeline.states import to_envelope
+from services.pipeline.auth import new_token
 from services.ratings.players import (
     API_KEY_HEADER,
     REGISTER,
-    claim_args,
-    claim_keys,
-    claim_player_seat_script,
     key_hash,
     key_is_players,
     new_api_key,
     player_record,
     reservations,
-    reserve_fields,
     well_formed_key,
 )
 
@@ -82,35 +73,23 @@ async def player_of(st: State, request: Request) -> str | None:
 
 async def join_seat(st: State, request: Request, match_id: str, seat: int | None,
                     meta: MatchMeta) -> tuple[int, str] | None:
-    """Take ``seat`` (or the first free one) of the match: (seat, token), or None when none could be taken. With
-    an API key the seat is linked to its player; without one, a seat reserved for a player is refused (403)."""
+    """Take ``seat`` (or the first free one the caller may take: with an API key its player's reserved seat, else
+    one reserved for nobody): (seat, token), or None when none could be taken. With an API key the seat is linked
+    to its player; without one, a seat reserved for a player is refused (403). A worker decides each try
+    (``match.join``); a seat token names its seat, so each candidate gets its own."""
     player = await player_of(st, request)
     reserved = reservations(cast(dict[bytes, bytes], await st.redis.hgetall(st.settings.keys.meta(match_id))))
-    if player is None:
-        if seat is not None and seat in reserved:
-            raise Refused(403, "forbidden", f"seat {seat} is reserved for a rated player: join it with its API key "
-                                            f"({API_KEY_HEADER})")
-        return await st.store.join(match_id, seat, meta.seats, [*meta.credential_hashes, *reserved])
-    mine = [s for s, name in reserved.items() if name == player]
     if seat is not None and seat in reserved and reserved[seat] != player:
-        raise Refused(403, "forbidden", f"seat {seat} is reserved for another player")
+        raise Refused(403, "forbidden", f"seat {seat} is reserved for another player" if player else
+                      f"seat {seat} is reserved for a rated player: join it with its API key ({API_KEY_HEADER})")
+    mine = [s for s, name in reserved.items() if player is not None and name == player]
     candidates = [seat] if seat is not None else mine or [
         s for s in range(meta.seats) if s not in meta.credential_hashes and s not in reserved]
-    script = st.redis.register_script(claim_player_seat_script())
     for candidate in candidates:
         token = new_token(candidate)
-        reply = await script(keys=claim_keys(st.settings.keys, match_id),
-                             args=claim_args(candidate, hash_credential(token), player, match_id,
-                                             st.settings.updates_maxlen))
-        if reply == -1:
-            raise Refused(403, "forbidden", f"seat {candidate} is reserved for another player")
-        if reply == -2:
-            raise Refused(409, "conflict", f"{player} already holds a seat of this match")
-        if reply == -3:
-            raise Refused(409, "arena_seat_lapsed", "this arena match was not collected in time: it is dissolved "
-                                                    "and will not begin")
-        if reply:
-            log.info("seat linked to a player", match_id=match_id, seat=candidate, player=player)
+        if await st.gateway.join(match_id, candidate, token, player):
+            if player is not None:
+                log.info("seat linked to a player", match_id=match_id, seat=candidate, player=player)
             return candidate, token
     return None
 
@@ -201,29 +180,11 @@ def add_player_routes(app: FastAPI) -> None:
 
 
 async def _create_reserved(st: State, game_name: str, players: dict[int, str], options: dict[str, Any],
-                           reveal_log: bool, match_id: str | None = None,
-                           extra: list[Any] | None = None) -> MatchMeta:
-    """As ``GatewayStore.create_match``, with the seat reservations among the meta fields the create script
-    writes, so no seat is ever free of its reservation. ``match_id``: the id to create it under (the arena's,
-    chosen when it paired the players; 409 when a match of that id exists); ``extra``: more meta field/value
-    pairs (the arena's claim deadline)."""
-    from services.pipeline.redis_backend import lua
-
-    game = get_game(game_name)
-    seed = secrets.randbits(63)
-    events = game.setup(dict(options), len(players), derive_rng(seed, 0))
-    started = events[0].body.get("options", {}) if events else {}
-    match_id = match_id or uuid.uuid4().hex[:16]
-    meta = MatchMeta(match_id=match_id, game=game_name, seats=len(players), options=started, status="open",
-                     reveal_log=reveal_log)
-    envelopes = [to_envelope(match_id, i + 1, e) for i, e in enumerate(events)]
-    k = st.settings.keys
-    created_ms = int(time.time() * 1000)
-    fields = [*_meta_fields(meta, created_ms), *reserve_fields(players), *(extra or [])]
-    keys = [k.meta(match_id), k.log(match_id), k.feed(k.partition(match_id)), k.match_matches(match_id, "open")]
-    args = [st.settings.feed_maxlen, match_id, created_ms, seed, len(fields), *fields, *log_and_feed(envelopes)]
-    del seed
-    if not await st.redis.register_script(lua("create_match"))(keys=keys, args=args):
-        raise Refused(409, "conflict", "match id taken; try again")
-    st.store.changed()
-    return meta
+                           reveal_log: bool, match_id: str | None = None, claim_by_ms: int | None = None) -> MatchMeta:
+    """A match whose seats are reserved for these players, created by a worker (``match.create``) with the
+    reservations among the meta fields it writes, so no seat is ever free of its reservation. ``match_id``: the id
+    to create it under (the arena's, chosen when it paired the players: whichever gateway asks first creates it,
+    the others' identical commands are answered as created); ``claim_by_ms``: an arena match's claim deadline."""
+    body = MatchCreateBody(game=game_name, seats=len(players), options=options, reveal_log=reveal_log,
+                           reserved=players, claim_by_ms=claim_by_ms)
+    return await st.gateway.create(body, match_id)

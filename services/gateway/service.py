@@ -6,11 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 from schemas.envelopes import CommandEnvelope, CommandResult, EventEnvelope, MatchMeta, ViewRecord
-from schemas.game_schemas import ABANDON_COMMAND, MATCH_ABANDONED
+from schemas.game_schemas import (
+    ABANDON_COMMAND,
+    CREATE_COMMAND,
+    JOIN_COMMAND,
+    MATCH_ABANDONED,
+    MatchCreateBody,
+    MatchJoinBody,
+)
 from schemas.gateway import (
     ABANDON_IDLE_S,
     AbandonAnswer,
@@ -26,7 +34,8 @@ from services.gateway.cache import Lru
 from services.gateway.hub import ANY_KEY, Closing, Hubs, Update
 from services.gateway.store import GatewayMeta, GatewayStore
 from services.gateway.wire import Refused
-from services.pipeline.auth import seat_authorized, token_seat
+from services.pipeline.auth import hash_credential, seat_authorized, token_seat
+from services.pipeline.lobby import join_deadline
 from services.replay.files import LogFileError, MatchLog
 
 META_TTL_S = 1.0
@@ -35,6 +44,9 @@ ARCHIVED = "archived"  # the credential hash of an archived match's seats: no sh
 MAX_WAIT_S = 30.0
 FINISHED_LOGS = 32  # finished matches' log answers kept (per perspective and starting version)
 ABANDON_WAIT_S = 10.0  # how long a vote that ends the match waits for a worker to decide the abandon command
+LOBBY_WAIT_S = 10.0  # how long a creation or a join waits for a worker to decide it (match.create, match.join)
+NO_WORKER = "no worker decided it in time (the service is starting or overloaded); try again"
+JOIN_STATUS = {"forbidden": 403, "not_found": 404, "bad_request": 400}  # else 409 (conflict, full, lapsed, expired)
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,26 +247,74 @@ class Gateway:
         return AbandonAnswer(match_id=seat.match_id, abandoned=abandoned, votes=sorted(votes),
                              waiting_for=waiting, idle_after_s=idle_after_s)
 
+    async def decided(self, envelope: CommandEnvelope, wait_s: float) -> CommandResult | None:
+        """Publish a system command and wait up to ``wait_s`` for a worker's result (None: none came; the recorded
+        result is looked up once more at the end, in case the announcement was missed)."""
+        hub = await self.hubs.get(envelope.match_id)
+        future = hub.expect(envelope.command_id)
+        try:
+            result = await self.store.publish(envelope)
+            if result is None:
+                try:
+                    result = await asyncio.wait_for(asyncio.shield(future), wait_s)
+                except TimeoutError:
+                    result = None
+                if result is None:
+                    result = await self.store.result(envelope.match_id, envelope.command_id)
+        finally:
+            hub.forget(envelope.command_id, future)
+        return result
+
+    async def create(self, body: MatchCreateBody, match_id: str | None = None) -> MatchMeta:
+        """Have a worker set a match up (``match.create``, #35) and return its metadata: 503 when none decided it
+        within :data:`LOBBY_WAIT_S` (the match may still be made later: nobody holds a seat of it, and the
+        archiver removes it once open past ``AIRSHIP_OPEN_TTL_S``), 422 for options its set-up refused. An arena
+        match's id is chosen by its pairing; any other's here."""
+        match_id = match_id or uuid.uuid4().hex[:16]
+        await self.store.check_open_room(match_id)
+        envelope = CommandEnvelope(command_id="create", match_id=match_id, seat=0, type=CREATE_COMMAND,
+                                   body=body.model_dump())
+        result = await self.decided(envelope, LOBBY_WAIT_S)
+        if result is None:
+            raise Refused(503, "unavailable", f"the match was not created: {NO_WORKER}", headers={"Retry-After": "1"})
+        if result.status == "rejected":
+            raise Refused(422 if result.code == "bad_options" else 409, result.code or "conflict",
+                          result.reason or "the match was not created")
+        self.store.changed()
+        return await self.meta(match_id, fresh=True)
+
+    async def join(self, match_id: str, seat: int, token: str, player: str | None = None) -> bool:
+        """Have a worker give ``seat`` the token (``match.join``, #35; only its hash travels): True when it did,
+        False when the seat was taken first (by another join); any other refusal raises its problem (403 reserved
+        for another player, 409 not open, arena seat lapsed, a player seated twice; 503 when no worker decided in
+        time)."""
+        hashed = hash_credential(token)
+        body = MatchJoinBody(seat=seat, credential_hash=hashed, player=player,
+                             until_ms=join_deadline(LOBBY_WAIT_S))
+        # one id per try (a token may be joined again: an arena seat's is derived, and its join answered as joined)
+        envelope = CommandEnvelope(command_id=f"join-{hashed[:16]}-{uuid.uuid4().hex[:8]}", match_id=match_id,
+                                   seat=seat, type=JOIN_COMMAND, body=body.model_dump())
+        result = await self.decided(envelope, LOBBY_WAIT_S + 1)
+        if result is None:
+            raise Refused(503, "unavailable", f"the seat was not taken: {NO_WORKER}", headers={"Retry-After": "1"})
+        self.forget(match_id)  # the cached meta says the seat is free (and the match open)
+        if result.status == "accepted":
+            self.store.changed()
+            return True
+        if result.code == "taken":
+            return False
+        code = result.code or "conflict"
+        raise Refused(JOIN_STATUS.get(code, 409), code, result.reason or "the seat was not taken")
+
     async def _end_abandoned(self, seat: Seat, votes: list[int], rule: str, version: int) -> bool:
         """Publish the system command that ends the match (decided by a worker like any command: its
         ``MatchAbandoned`` event goes to the log, the views and the archive) and wait for its result. One command
         id per version, expected at that version: gateways agreeing at once publish it once, and a move made
         since the votes makes it stale (the votes are void then). False while no worker has decided it."""
         command_id = f"abandon-v{version}"  # never a seat's: those are "<seat>.<key>"
-        hub = await self.hubs.get(seat.match_id)
-        future = hub.expect(command_id)
-        try:
-            envelope = CommandEnvelope(command_id=command_id, match_id=seat.match_id, seat=seat.seat,
-                                       type=ABANDON_COMMAND, body={"votes": votes, "rule": rule},
-                                       expected_version=version)
-            result = await self.store.publish(envelope)
-            if result is None:
-                try:
-                    result = await asyncio.wait_for(asyncio.shield(future), ABANDON_WAIT_S)
-                except TimeoutError:
-                    result = await self.store.result(seat.match_id, command_id)
-        finally:
-            hub.forget(command_id, future)
+        envelope = CommandEnvelope(command_id=command_id, match_id=seat.match_id, seat=seat.seat,
+                                   type=ABANDON_COMMAND, body={"votes": votes, "rule": rule}, expected_version=version)
+        result = await self.decided(envelope, ABANDON_WAIT_S)
         if result is None or result.status != "accepted":
             return False
         await self.store.mark_abandoned(seat.match_id)

@@ -1,15 +1,14 @@
-"""What the gateway reads and writes in Redis (``redis.asyncio``), and nothing more: match metadata,
-set-up through the create and claim-seat scripts, the command streams (XADD only), results, view records,
-view announcements and the logs. It never reads the seed (``{p}:match:<id>:secret``), which it writes once
-when a match is created."""
+"""What the gateway reads and writes in Redis (``redis.asyncio``), and nothing more: it reads match metadata,
+results, view records, view announcements and the logs; it writes the command streams (XADD only, through
+``lua/publish.lua``: matches are created and seats taken by the system commands ``match.create`` and
+``match.join``, which workers decide, #35) and its own hash of each match (``{p}:match:<id>:gw``: abandon
+votes, ``abandoned``, seats flagged for bots, ``arena_dissolved``). It never sees a match's seed."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
-import secrets
-import time
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
@@ -17,27 +16,24 @@ import redis.asyncio as aioredis
 
 from schemas.codec import pack, unpack_obj, unpack_result, unpack_view
 from schemas.envelopes import CommandEnvelope, CommandResult, EventEnvelope, MatchMeta, ViewRecord
-from schemas.logentry import LOOKBACK, Cause, first_cause, load_slice, log_and_feed, starts_inside_command
-from services.games import get_game
-from services.games.errors import BadOptions
-from services.games.rng import derive_rng
+from schemas.logentry import LOOKBACK, Cause, first_cause, load_slice, starts_inside_command
 from services.gateway.batch import Batcher
 from services.gateway.wire import Refused
 from services.keys import Keys
 from services.pipeline import redis_conn
-from services.pipeline.auth import hash_credential, new_token
-from services.pipeline.redis_backend import STATUSES, _meta_fields, _meta_from, lua
+from services.pipeline.redis_backend import STATUSES, _meta_from, lua
 from services.pipeline.redis_streams import FIELD, entries_of, text
-from services.pipeline.states import to_envelope
 from services.settings import Settings
 
 StreamEntries = list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]]
-ABANDON_VOTE = "abandon:"  # meta hash field per seat: "<version>:<ms>", the version the seat voted at and when
+ABANDON_VOTE = "abandon:"  # gw hash field per seat: "<version>:<ms>", the version the seat voted at and when
 MARK_ABANDONED = """
 -- Flag a match a worker finished with MatchAbandoned, for the lobby's summaries (the log, views and archive carry
--- the event itself). Only while its meta exists: the archiver may have taken the match out of Redis already.
--- KEYS: meta. Returns 1 if flagged, else 0.
-if redis.call('HGET', KEYS[1], 'status') ~= 'finished' then
+-- the event itself), in the gateway's hash of the match. Only while the match is in Redis: the archiver may have
+-- taken it out already. The meta is named after the gw key, not in KEYS: EVALSHA checks KEYS for read *and* write
+-- access, and the gateway may only read a meta (#35).
+-- KEYS: gw. Returns 1 if flagged, else 0.
+if redis.call('HGET', string.sub(KEYS[1], 1, -3) .. 'meta', 'status') ~= 'finished' then
   return 0
 end
 redis.call('HSET', KEYS[1], 'abandoned', '1')
@@ -59,8 +55,9 @@ class GatewayMeta(MatchMeta):
     abandon_votes: dict[int, tuple[int, int]] = {}  # seat -> (version voted at, time in ms)
 
 
-def gateway_meta(reply: object) -> GatewayMeta:
-    h = cast(dict[bytes, bytes], reply)
+def gateway_meta(reply: object, gw: object = None) -> GatewayMeta:
+    """A meta hash (HGETALL) and the match's gw hash (the gateway's own fields) as one :class:`GatewayMeta`."""
+    h = {**cast(dict[bytes, bytes], gw or {}), **cast(dict[bytes, bytes], reply)}
     meta = _meta_from(h)
     votes: dict[int, tuple[int, int]] = {}
     for key, value in h.items():
@@ -92,8 +89,6 @@ class GatewayStore:
         self.reader = reader or r  # for the blocking reads: its socket timeout must exceed their block time
         self.keys: Keys = settings.keys
         self.settings = settings
-        self._create = r.register_script(lua("create_match"))
-        self._claim_seat = r.register_script(lua("claim_seat"))
         self._mark_abandoned = r.register_script(MARK_ABANDONED)
         self._publish = r.register_script(lua("publish"))
         self.batch = Batcher(r)
@@ -101,38 +96,12 @@ class GatewayStore:
 
     # -- matches ---------------------------------------------------------------------------------
     async def meta(self, match_id: str) -> MatchMeta | None:
-        h = await self.batch.call("HGETALL", self.keys.meta(match_id))
-        return gateway_meta(h) if h else None
+        h, gw = await asyncio.gather(self.batch.call("HGETALL", self.keys.meta(match_id)),
+                                     self.batch.call("HGETALL", self.keys.gw(match_id)))
+        return gateway_meta(h, gw) if h else None
 
     async def version(self, match_id: str) -> int:
         return int(await self.batch.call("HGET", self.keys.meta(match_id), "version") or 0)
-
-    async def create_match(self, game_name: str, seats: int, options: Mapping[str, Any],
-                           reveal_log: bool) -> MatchMeta:
-        """Set the match up with a fresh secret seed; the seed is written to the workers' key and forgotten.
-        :class:`TooManyOpen` when its partition already holds its share of ``max_open_matches`` open matches."""
-        game = get_game(game_name)
-        match_id = uuid.uuid4().hex[:16]
-        await self.check_open_room(match_id)
-        seed = secrets.randbits(63)
-        events = game.setup(dict(options), seats, derive_rng(seed, 0))
-        started = events[0].body.get("options", {}) if events else {}
-        meta = MatchMeta(match_id=match_id, game=game_name, seats=seats, options=started, status="open",
-                         reveal_log=reveal_log)
-        envelopes = [to_envelope(match_id, i + 1, e) for i, e in enumerate(events)]
-        k = self.keys
-        created_ms = int(time.time() * 1000)
-        fields = _meta_fields(meta, created_ms)
-        # Not k.secret(match_id): the script names it after the meta key, as the gateway may write it, not read it.
-        keys = [k.meta(match_id), k.log(match_id), k.feed(k.partition(match_id)),
-                k.match_matches(match_id, meta.status)]
-        args = [self.settings.feed_maxlen, match_id, created_ms, seed, len(fields), *fields,
-                *log_and_feed(envelopes)]
-        del seed
-        if not await self._create(keys=keys, args=args):
-            raise BadOptions(f"match id '{match_id}' is taken")
-        self.changed()
-        return meta
 
     async def check_open_room(self, match_id: str) -> None:
         """Refuse (:class:`TooManyOpen`) a new open match in a partition holding its share of
@@ -146,20 +115,6 @@ class GatewayStore:
         if int(await self.r.zcard(self.keys.match_matches(match_id, "open"))) >= share:
             raise TooManyOpen(f"{limit} matches are waiting for players already; join one of them (GET "
                               f"/matches?status=open) or try again later")
-
-    async def join(self, match_id: str, seat: int | None, seats: int, taken: Sequence[int]) -> tuple[int, str] | None:
-        """Take ``seat`` (or the first free one): (seat, token), or None when none could be taken. The claim that
-        fills the match announces its views (claim_seat.lua): their waiters look again and find it running."""
-        candidates = [seat] if seat is not None else [s for s in range(seats) if s not in taken]
-        k = self.keys
-        keys = [k.meta(match_id), *(k.match_matches(match_id, s) for s in STATUSES)]
-        for candidate in candidates:
-            token = new_token(candidate)
-            if await self._claim_seat(keys=keys, args=[candidate, hash_credential(token),
-                                                       self.settings.updates_maxlen]):
-                self.changed()
-                return candidate, token
-        return None
 
     def changed(self) -> None:
         """A match was created or a seat taken here: what this gateway caches of the lobby is out of date."""
@@ -177,17 +132,19 @@ class GatewayStore:
         ranked = sorted(((score, text(mid)) for reply in replies for mid, score in reply), reverse=True)[:limit]
         for _, mid in ranked:
             pipe.hgetall(self.keys.meta(mid))
-        metas = await pipe.execute()
-        return [(gateway_meta(h), int(h.get(b"version", 0))) for h in metas if h]
+            pipe.hgetall(self.keys.gw(mid))
+        replies = await pipe.execute()
+        pairs = zip(replies[::2], replies[1::2], strict=True)
+        return [(gateway_meta(h, gw), int(h.get(b"version", 0))) for h, gw in pairs if h]
 
     async def vote_abandon(self, match_id: str, seat: int, version: int, now_ms: int) -> None:
         """Record ``seat``'s vote to end the match, cast at ``version``."""
-        await self.r.hset(self.keys.meta(match_id), f"{ABANDON_VOTE}{seat}", f"{version}:{now_ms}")
+        await self.r.hset(self.keys.gw(match_id), f"{ABANDON_VOTE}{seat}", f"{version}:{now_ms}")
 
     async def mark_abandoned(self, match_id: str) -> bool:
         """Flag a match finished by its ``MatchAbandoned`` event as abandoned in its meta (for summaries); False
         when it is not finished or no longer in Redis."""
-        return bool(await self._mark_abandoned(keys=[self.keys.meta(match_id)]))
+        return bool(await self._mark_abandoned(keys=[self.keys.gw(match_id)]))
 
     # -- commands and results --------------------------------------------------------------------
     async def publish(self, envelope: CommandEnvelope) -> CommandResult | None:
@@ -199,7 +156,7 @@ class GatewayStore:
         ``sent`` as long as the result stays in ``seen`` (a rejection past the match's ``rejected_kept`` leaves both:
         resent, it is decided again, which is safe as it changed nothing)."""
         mid, cid = envelope.match_id, envelope.command_id
-        reply = await self.batch.script(self._publish, [self.keys.meta(mid)],
+        reply = await self.batch.script(self._publish, [self.keys.gw(mid)],
                                         [cid, command_digest(envelope), pack(envelope)])
         outcome = reply[0]
         if outcome == b"earlier":

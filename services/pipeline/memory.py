@@ -9,13 +9,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from schemas.codec import pack, pack_result, unpack_result
 from schemas.envelopes import CommandResult, EventEnvelope, MatchMeta, ViewRecord
 from services.keys import DEFAULT_PARTITIONS, PROJECTORS_GROUP, WORKERS_GROUP, partition_of
 from services.pipeline.memstream import MemStream
-from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, Delivery, Pending, ReadAhead
+from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, Delivery, Joined, Pending, ReadAhead
 
 T = TypeVar("T")
 FEED_MAXLEN = 100_000
@@ -155,10 +155,11 @@ class MemoryBus:
 
 
 class _Match:
-    __slots__ = ("log", "meta", "results", "seen", "updates", "views")
+    __slots__ = ("fields", "log", "meta", "results", "seen", "updates", "views")
 
-    def __init__(self, meta: MatchMeta, cond: threading.Condition) -> None:
+    def __init__(self, meta: MatchMeta, cond: threading.Condition, fields: Sequence[Any] = ()) -> None:
         self.meta = meta
+        self.fields = {str(k): str(v) for k, v in zip(fields[::2], fields[1::2], strict=True)}
         self.log: list[EventEnvelope] = []
         self.seen: dict[str, CommandResult] = {}
         self.results = MemStream(f"{meta.match_id}:results", cond, RESULTS_MAXLEN)
@@ -179,11 +180,11 @@ class MemoryStore(_Blocking):
     def _get(self, match_id: str) -> _Match | None:
         return self._matches.get(match_id)
 
-    def create_match(self, meta: MatchMeta, events: Sequence[EventEnvelope]) -> bool:
+    def create_match(self, meta: MatchMeta, events: Sequence[EventEnvelope], fields: Sequence[Any] = ()) -> bool:
         with self._cond:
             if meta.match_id in self._matches:
                 return False
-            self._matches[meta.match_id] = _Match(meta, self._cond)
+            self._matches[meta.match_id] = _Match(meta, self._cond, fields)
             self._add_events(meta.match_id, events)
             return True
 
@@ -199,13 +200,42 @@ class MemoryStore(_Blocking):
 
     def claim_seat(self, match_id: str, seat: int, credential_hash: str) -> MatchMeta | None:
         with self._cond:
+            return self.meta(match_id) if self.join(match_id, seat, credential_hash).outcome == "joined" else None
+
+    def join(self, match_id: str, seat: int, credential_hash: str, player: str | None = None,
+             until_ms: int = 0) -> Joined:
+        """As ``lua/join.lua`` (without the arena's dissolution, which only the gateways on Redis do)."""
+        with self._cond:
             match = self._get(match_id)
-            if match is None or seat in match.meta.credential_hashes or not 0 <= seat < match.meta.seats:
-                return None
-            hashes = {**match.meta.credential_hashes, seat: credential_hash}
-            status = "running" if len(hashes) == match.meta.seats else match.meta.status
-            match.meta = match.meta.model_copy(update={"credential_hashes": hashes, "status": status})
-            return match.meta
+            if match is None:
+                return Joined("unknown")
+            meta = match.meta
+            for s, h in meta.credential_hashes.items():
+                if h == credential_hash:
+                    return Joined("joined", s)
+            now_ms = int(time.time() * 1000)
+            if until_ms and now_ms > until_ms:
+                return Joined("expired")
+            if meta.status != "open":
+                return Joined("started")
+            reserved = {int(k[8:]): v for k, v in match.fields.items() if k.startswith("reserve:")}
+            if player is not None:
+                claim_by = match.fields.get("arena_claim_by")
+                if claim_by is not None and now_ms > int(claim_by):
+                    return Joined("lapsed")
+                if player in meta.players.values():
+                    return Joined("twice")
+            if not 0 <= seat < meta.seats:
+                return Joined("no_seat")
+            if seat in reserved and reserved[seat] != player:
+                return Joined("reserved")
+            if seat in meta.credential_hashes:
+                return Joined("taken")
+            hashes = {**meta.credential_hashes, seat: credential_hash}
+            players = {**meta.players, seat: player} if player is not None else meta.players
+            status = "running" if len(hashes) == meta.seats else meta.status
+            match.meta = meta.model_copy(update={"credential_hashes": hashes, "status": status, "players": players})
+            return Joined("joined", seat)
 
     def list_matches(self, status: str | None = None, limit: int = 100) -> list[MatchMeta]:
         with self._cond:
@@ -303,6 +333,10 @@ class MemoryStore(_Blocking):
         with self._cond:
             match = self._get(match_id)
             return match.seen.get(command_id) if match else None
+
+    def announce(self, result: CommandResult) -> None:
+        """Nothing to do in process: results are read per match here, and the match of such a result does not
+        exist (the embedded clients create and join directly, :mod:`services.pipeline.lobby`)."""
 
     def read_results(self, match_id: str, after: str, block_ms: int) -> list[tuple[str, CommandResult]]:
         match = self._get(match_id)

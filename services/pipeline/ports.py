@@ -140,13 +140,23 @@ class CommandBus(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Joined:
+    """What :meth:`EventStore.join` did: ``outcome`` 'joined' (``seat`` set) or why not: 'unknown', 'expired',
+    'started', 'lapsed', 'twice', 'no_seat', 'reserved', 'taken'."""
+
+    outcome: str
+    seat: int | None = None
+
+
 class EventStore(Protocol):
     """Match metadata, event logs, results and the partition feeds."""
 
     partitions: int
 
-    def create_match(self, meta: MatchMeta, events: Sequence[EventEnvelope]) -> bool:
-        """Store a new match with its set-up events (versions 1..k). False if the id is taken."""
+    def create_match(self, meta: MatchMeta, events: Sequence[EventEnvelope], fields: Sequence[Any] = ()) -> bool:
+        """Store a new match with its set-up events (versions 1..k). False if the id is taken. ``fields``: more
+        meta field/value pairs (``reserve:<seat>`` player, ``arena_claim_by`` ms)."""
         ...
 
     def meta(self, match_id: str) -> MatchMeta | None:
@@ -160,6 +170,14 @@ class EventStore(Protocol):
     def claim_seat(self, match_id: str, seat: int, credential_hash: str) -> MatchMeta | None:
         """Give a free seat its credential hash; the match runs once every seat is taken.
         Returns the new meta, or None when the seat was already taken (or the match is unknown)."""
+        ...
+
+    def join(self, match_id: str, seat: int, credential_hash: str, player: str | None = None,
+             until_ms: int = 0) -> Joined:
+        """``match.join``, atomically: ``seat`` gets the credential hash, linked to ``player``; the match
+        runs once every seat is taken. A seat already holding this hash is answered as joined. Refused when past
+        ``until_ms`` (0: no deadline), the match is not open, an arena match lapsed, the player holds a seat of
+        it already, or the seat is reserved for another, taken or does not exist (:class:`Joined`)."""
         ...
 
     def list_matches(self, status: str | None = None, limit: int = 100) -> list[MatchMeta]: ...
@@ -193,6 +211,11 @@ class EventStore(Protocol):
         ...
 
     def result(self, match_id: str, command_id: str) -> CommandResult | None: ...
+
+    def announce(self, result: CommandResult) -> None:
+        """Tell the gateways' readers a result that no match holds (a ``match.create`` whose set-up failed, a
+        ``match.join`` of a match that is gone): on the partition's live stream only, recorded nowhere."""
+        ...
 
     def purge(self, match_id: str, status: str, version: int, open_ttl_s: float) -> str:
         """``match.purge``: remove the match (every key, its set entries) only if it is finished at ``version``

@@ -52,7 +52,7 @@ from schemas.logentry import LOOKBACK, Cause, first_cause, load_slice, log_and_f
 from services.faults import armed, fault_point
 from services.keys import PROJECTORS_GROUP, Keys
 from services.pipeline.client import Client
-from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, Delivery, Pending, ReadAhead
+from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, Delivery, Joined, Pending, ReadAhead
 from services.pipeline.redis_conn import connect as connect  # (re-exported: most callers import it from here)
 from services.pipeline.redis_conn import is_cluster, queue_script, retry_noscript, wait_replicas
 from services.pipeline.redis_streams import (
@@ -140,7 +140,7 @@ class RedisStore:
         self.partitions = keys.partitions
         self._feed = GroupStreams(r, [keys.feed(p) for p in range(keys.partitions)], PROJECTORS_GROUP)
         self._create = r.register_script(lua("create_match"))
-        self._claim_seat = r.register_script(lua("claim_seat"))
+        self._join = r.register_script(lua("join"))
         self._append = r.register_script(lua("append"))
         self._append_keys_cache: dict[str, list[str]] = {}
         self._cluster = is_cluster(r)
@@ -156,10 +156,10 @@ class RedisStore:
         return text(newest[0][0]) if newest else "0"
 
     # -- matches ---------------------------------------------------------------------------------
-    def create_match(self, meta: MatchMeta, events: Sequence[EventEnvelope]) -> bool:
+    def create_match(self, meta: MatchMeta, events: Sequence[EventEnvelope], fields: Sequence[Any] = ()) -> bool:
         k, mid = self._keys, meta.match_id
         created_ms = int(time.time() * 1000)
-        fields = _meta_fields(meta, created_ms)
+        fields = [*_meta_fields(meta, created_ms), *fields]
         keys = [k.meta(mid), k.log(mid), k.feed(k.partition(mid)), k.match_matches(mid, meta.status)]  # secret: see lua
         seed = "" if meta.seed is None else meta.seed
         args = [self._settings.feed_maxlen, mid, created_ms, seed, len(fields), *fields, *log_and_feed(events)]
@@ -176,10 +176,19 @@ class RedisStore:
         return int(raw) if raw else None
 
     def claim_seat(self, match_id: str, seat: int, credential_hash: str) -> MatchMeta | None:
-        keys = [self._keys.meta(match_id), *(self._keys.match_matches(match_id, s) for s in STATUSES)]
-        # with the updates maxlen: the claim that fills the match announces its views (gateways wait on them)
-        flat = self._claim_seat(keys=keys, args=[seat, credential_hash, self._settings.updates_maxlen])
-        return _meta_from(dict(zip(flat[::2], flat[1::2], strict=True))) if flat else None
+        joined = self.join(match_id, seat, credential_hash)
+        return self.meta(match_id) if joined.outcome == "joined" else None
+
+    def join(self, match_id: str, seat: int, credential_hash: str, player: str | None = None,
+             until_ms: int = 0) -> Joined:
+        """``match.join`` (``lua/join.lua``): ``seat`` gets the hash, if the caller may take it."""
+        k = self._keys
+        keys = [k.meta(match_id), *(k.match_matches(match_id, s) for s in STATUSES),
+                k.seat_players(k.partition(match_id))]
+        args: list[str | int] = [seat, credential_hash, self._settings.updates_maxlen, player or "", until_ms]
+        reply = cast(list[Any], self._join(keys=keys, args=args))
+        outcome = text(reply[0])
+        return Joined(outcome, int(reply[1]) if outcome == "joined" else None)
 
     def list_matches(self, status: str | None = None, limit: int = 100) -> list[MatchMeta]:
         """The first ``limit`` matches (by creation time) with that status, from every partition."""
@@ -200,7 +209,7 @@ class RedisStore:
         k, p = self._keys, self._keys.partition(match_id)
         seats = int(cast(bytes | None, self._r.hget(k.meta(match_id), "seats")) or 0)
         others = [k.secret(match_id), k.seen(match_id), k.sent(match_id), k.results(match_id), k.updates(match_id),
-                  k.view(match_id, "public"), *(k.view(match_id, str(s)) for s in range(seats))]
+                  k.gw(match_id), k.view(match_id, "public"), *(k.view(match_id, str(s)) for s in range(seats))]
         keys = [k.meta(match_id), k.log(match_id), k.matches(p, "finished")]
         args: list[str | int] = [match_id, status, version, int(open_ttl_s * 1000), k.matches(p, "open"),
                                  k.archive_pending(p), *others]
@@ -208,6 +217,11 @@ class RedisStore:
 
     def version(self, match_id: str) -> int:
         return int(self._r.hget(self._keys.meta(match_id), "version") or 0)
+
+    def announce(self, result: CommandResult) -> None:
+        live = self._keys.live(self._keys.partition(result.match_id))
+        self._r.xadd(live, {"m": result.match_id, "c": result.command_id, "r": pack_result(result, with_id=False)},
+                     maxlen=self._settings.live_maxlen, approximate=True)
 
     def read_log(self, match_id: str, after: int = 0, limit: int | None = None) -> list[EventEnvelope]:
         """Events as the current schema (``schemas.logentry``): entries written in an older shape are upcast on

@@ -43,6 +43,7 @@ from services.logs import error_text, get_logger
 from services.pipeline.backoff import Backoff
 from services.pipeline.batch import Chain
 from services.pipeline.failures import Retry, Unanswerable, bounded, rejection, salvage_ids, without_credential
+from services.pipeline.lobby import SYSTEM_COMMANDS, create_from, join_from
 from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, CommandBus, Delivery, EventStore
 from services.pipeline.states import StateCache, to_envelope
 from services.settings import WorkerSettings
@@ -229,7 +230,7 @@ class Worker:
             env = unpack(CommandEnvelope, delivery.data)
         except DecodeError:
             return None
-        if env.type == PURGE_COMMAND:  # no seat's command: decided alone (:meth:`_purge`)
+        if env.type == PURGE_COMMAND or env.type in SYSTEM_COMMANDS:  # no seat's command: decided alone
             return None
         meta = self._meta(env.match_id)
         if meta is None:
@@ -383,6 +384,8 @@ class Worker:
         if env.type == PURGE_COMMAND:
             self._purge(env)
             return None
+        if env.type in SYSTEM_COMMANDS:
+            return self._lobby(env)
         meta = self._meta(env.match_id)
         if meta is None:
             raise Unanswerable(f"unknown match '{env.match_id}'")
@@ -434,6 +437,23 @@ class Worker:
                             cached=version, stored=outcome.version)
             metrics.CONFLICTS.inc()
         raise Retry(f"{self.settings.conflict_retries} version conflicts in a row on {env.match_id}")
+
+    def _lobby(self, env: CommandEnvelope) -> CommandResult | None:
+        """``match.create`` and ``match.join`` (#35), published by the gateway: decided here, so only workers write
+        metas, logs, feeds and credentials (``services.pipeline.lobby``). The result is recorded like any command's
+        (a join's names its seat); a create whose set-up failed has no match to record it in: it is announced."""
+        decide = create_from if env.type == SYSTEM_COMMANDS[0] else join_from
+        result = decide(self.store, env)
+        metrics.LOBBY_COMMANDS.labels(env.type, result.code or result.status).inc()
+        if result.status == "rejected" and self.store.meta(env.match_id) is None:
+            self.store.announce(result)
+            log.warning("lobby command refused", match_id=env.match_id, type=env.type, code=result.code,
+                        reason=result.reason)
+            return result
+        recorded = self.store.append(env.match_id, result.version, [], result).result
+        log.info("lobby command decided", match_id=env.match_id, type=env.type, status=result.status,
+                 seat=result.seat, code=result.code)
+        return recorded
 
     def _purge(self, env: CommandEnvelope) -> None:
         """``match.purge``, published by the archiver once the match's archive is written and verified (or an open

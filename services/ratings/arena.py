@@ -312,14 +312,18 @@ return out
 DISSOLVE = """#!lua
 -- Returns {'gone'} (no such match: nobody created it), {'started'} (it began), {'early'} (its claim deadline has
 -- not passed), or {'dissolved', collected seats (comma-separated)}.
--- KEYS: meta, open set. ARGV: match id, now ms
-if string.sub(KEYS[1], -5) ~= ':meta' then
-  return redis.error_reply('ERR the first key must be the meta key')
+-- KEYS: the gateway's hash of the match (gw). ARGV: match id, now ms
+-- (The meta and the open set are named after the gw key, not in KEYS: EVALSHA checks KEYS for read *and* write
+-- access, and the gateway may only read a meta and only add to an open set what is in it, #35.)
+if string.sub(KEYS[1], -3) ~= ':gw' then
+  return redis.error_reply('ERR the first key must be the gw key')
 end
-if redis.call('EXISTS', KEYS[1]) == 0 then
+local meta = string.sub(KEYS[1], 1, -3) .. 'meta'
+if redis.call('EXISTS', meta) == 0 then
   return {'gone'}
 end
-local f = redis.call('HMGET', KEYS[1], 'status', 'seats', 'arena_claim_by', 'arena_dissolved')
+local f = redis.call('HMGET', meta, 'status', 'seats', 'arena_claim_by')
+f[4] = redis.call('HGET', KEYS[1], 'arena_dissolved')
 if f[1] ~= 'open' then
   return {'started'}
 end
@@ -328,11 +332,11 @@ if not f[4] then
     return {'early'}
   end
   redis.call('HSET', KEYS[1], 'arena_dissolved', ARGV[2])
-  redis.call('ZADD', KEYS[2], 'XX', 1, ARGV[1])
+  redis.call('ZADD', string.match(KEYS[1], '^(.*):match:[^:]*:gw$') .. ':matches:open', 'XX', 1, ARGV[1])
 end
 local seats = {}
 for s = 0, tonumber(f[2]) - 1 do
-  if redis.call('HEXISTS', KEYS[1], 'cred:' .. s) == 1 then
+  if redis.call('HEXISTS', meta, 'cred:' .. s) == 1 then
     seats[#seats + 1] = s
   end
 end

@@ -2,14 +2,15 @@
 
 A player (a bot or a person) registers a name with the gateway (``POST /players``) and gets an API key, shown
 once; only its sha256 is stored (``<prefix>:{players}:keys``: hash -> name; ``names``: name -> record). Joining
-a seat with the key (header :data:`API_KEY_HEADER`) links the seat to the player: the seat's claim and the link
-are one script (:data:`CLAIM_PLAYER_SEAT`, which runs the pipeline's ``claim_seat.lua`` itself, so a seat is
-never claimed without its link nor linked without its claim). The link goes to the partition's
+a seat with the key (header :data:`API_KEY_HEADER`) links the seat to the player: the gateway publishes
+``match.join`` naming the player, and the worker's ``lua/join.lua`` claims the seat and writes the link in one
+script (a seat is never claimed without its link nor linked without its claim). The link goes to the partition's
 ``seat-players`` hash (:meth:`services.keys.Keys.seat_players`), which outlives the match's archiving: the
 ratings are rebuilt from it and the match logs, in Redis or in the archive.
 
 A match may be created with seats reserved for players (``reserve:<seat>`` fields of its meta hash, written by
-the create script with the rest of the meta): such a *rated seat* is joined only with its player's key. An API
+the worker's ``match.create`` with the rest of the meta): such a *rated seat* is joined only with its player's
+key. An API
 key is never a seat token (a seat token is ``<seat>.<48 hex>``; a key is ``ak_<48 hex>``), so it cannot be
 used to act for any seat, its player's own included: acting takes the seat token the join returned.
 """
@@ -19,18 +20,16 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-import time
 from collections.abc import Mapping
 from typing import Any
 
-from services.keys import Keys
-from services.pipeline.redis_backend import lua
+from services.pipeline.lobby import ARENA_CLAIM_BY as ARENA_CLAIM_BY  # (the pipeline writes and checks them)
+from services.pipeline.lobby import RESERVE as RESERVE
 
 API_KEY_HEADER = "X-Airship-Key"
 KEY_PATTERN = re.compile(r"^ak_[0-9a-f]{48}$")
-RESERVE = "reserve:"  # meta hash field per reserved seat: the player's name
-ARENA_CLAIM_BY = "arena_claim_by"  # meta hash field of an arena match: its seats must be claimed by then (ms)
-ARENA_DISSOLVED = "arena_dissolved"  # set (to when) once an arena match was dissolved: no seat is claimed any more
+ARENA_DISSOLVED = "arena_dissolved"  # gw hash field, set (to when) once an arena match was dissolved: no seat is
+# claimed any more (lua/join.lua reads it)
 
 
 def new_api_key() -> str:
@@ -77,52 +76,6 @@ def key_is_players(record: Mapping[str, Any] | None, api_key_hash: str) -> bool:
     return bool(record.get("key", api_key_hash) == api_key_hash)
 
 
-def claim_player_seat_script() -> str:
-    """``claim_seat.lua`` wrapped: first the player checks, then the claim, then the link, all in one script."""
-    claim = "\n".join(line for line in lua("claim_seat").splitlines() if not line.startswith("#!"))
-    return f"""#!lua
--- Claim a seat for a registered player and link it to the player, atomically.
--- Returns the meta hash (HGETALL) when done; nil when claim_seat.lua refuses (unknown match or seat, seat
--- taken); -1 when the seat is reserved for another player; -2 when the player already holds a seat of the match;
--- -3 when the match is an arena match whose seats were not all collected in time (dissolved, or past its claim
--- deadline: services.ratings.arena).
--- KEYS: meta, open set, running set, finished set (as claim_seat.lua), the partition's seat-players hash
--- ARGV: seat, credential hash, updates maxlen (as claim_seat.lua), player name, match id, now (ms)
-local function claim()
-{claim}
-end
-local checks = redis.call('HMGET', KEYS[1], '{RESERVE}' .. ARGV[1], '{ARENA_CLAIM_BY}', '{ARENA_DISSOLVED}')
-local reserved = checks[1]
-if reserved and reserved ~= ARGV[4] then
-  return -1
-end
-if checks[3] or (checks[2] and tonumber(ARGV[6]) > tonumber(checks[2])) then
-  return -3
-end
-if redis.call('HEXISTS', KEYS[5], ARGV[5] .. '.p.' .. ARGV[4]) == 1 then
-  return -2
-end
-local meta = claim()
-if not meta then
-  return meta
-end
-redis.call('HSET', KEYS[5], ARGV[5] .. '.' .. ARGV[1], ARGV[4], ARGV[5] .. '.p.' .. ARGV[4], ARGV[1],
-           ARGV[5] .. '.created', redis.call('HGET', KEYS[1], 'created'))
-return meta
-"""
-
-
-def claim_keys(keys: Keys, match_id: str) -> list[str]:
-    p = keys.partition(match_id)
-    return [keys.meta(match_id), *(keys.matches(p, s) for s in ("open", "running", "finished")),
-            keys.seat_players(p)]
-
-
-def claim_args(seat: int, credential_hash: str, player: str, match_id: str, updates_maxlen: int) -> list[Any]:
-    """The ARGV of :func:`claim_player_seat_script`, in its order (now: this gateway's clock)."""
-    return [seat, credential_hash, updates_maxlen, player, match_id, int(time.time() * 1000)]
-
-
 def link_fields(match_id: str, seats: int) -> list[str]:
     """The ``seat-players`` fields to HMGET for a match's links: one per seat, then its creation time."""
     return [f"{match_id}.{seat}" for seat in range(seats)] + [f"{match_id}.created"]
@@ -133,11 +86,6 @@ def links_from(values: list[Any]) -> tuple[dict[int, str], int]:
     *seats, created = values
     links = {seat: _text(v) for seat, v in enumerate(seats) if v is not None}
     return links, int(created) if created is not None else 0
-
-
-def reserve_fields(players: Mapping[int, str]) -> list[str]:
-    """Meta hash field/value pairs reserving seats for players (written by the create script)."""
-    return [x for seat, name in sorted(players.items()) for x in (f"{RESERVE}{seat}", name)]
 
 
 def reservations(meta_hash: Mapping[bytes, bytes]) -> dict[int, str]:

@@ -10,8 +10,9 @@ port, its own directory), and each role may run exactly what its process needs:
 - and the whole table of commands with ``ACL DRYRUN``.
 
 Redis 7 checks a script's commands against the caller's ACL, and every key named in EVALSHA's KEYS for
-read *and* write access; so create_match.lua names the secret key after the meta key instead of taking it
-in KEYS, and the gateway holds write-only (``%W~``), insert-only (SETNX) access to it.
+read *and* write access; so create_match.lua (run by the worker, #35) names the secret key after the meta key
+instead of taking it in KEYS, and the worker holds insert-only (SETNX) write access to it; the gateway's scripts
+take the match's gw hash in KEYS (the one key of a match it may write) and name the meta after it.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ K = Keys()
 P = 3
 CMDS, FEED, DEAD, LOG, META = K.commands(P), K.feed(P), K.dead(P), K.log("m1"), K.meta("m1")
 VIEW, RESULTS, SEEN, MATCHES = K.view("m1", "public"), K.results("m1"), K.seen("m1"), K.matches(P, "open")
-SECRET, SENT, UPDATES = K.secret("m1"), K.sent("m1"), K.updates("m1")
+SECRET, SENT, UPDATES, GW = K.secret("m1"), K.sent("m1"), K.updates("m1"), K.gw("m1")
 RUNNING, FINISHED = K.matches(P, "running"), K.matches(P, "finished")
 SHA = "0" * 40
 PNAMES, PKEYS, LINKS = K.players("names"), K.players("keys"), K.seat_players(P)
@@ -404,7 +405,8 @@ def test_the_seed_is_stored_for_the_worker_and_hidden_from_the_gateway(server: S
                      ("SORT", secret), ("OBJECT", "ENCODING", secret), ("TYPE", secret), ("SCAN", "0")]:
             with pytest.raises(redis.exceptions.NoPermissionError):
                 gateway.execute_command(*argv)
-        assert gateway.setnx(secret, "1") is False  # it may write a seed once; never overwrite one
+        with pytest.raises(redis.exceptions.NoPermissionError):  # workers draw and write the seeds (#35)
+            gateway.setnx(secret, "1")
         # A script runs with the caller's permissions, whether it names the key or builds its name.
         for script, key in [("return redis.call('GET', ARGV[1])", secret),  # a command it may not run
                             ("return redis.call('HGET', ARGV[1], 'x')", secret),  # a key it may not read
@@ -476,6 +478,13 @@ ALLOWED: dict[str, list[tuple[str, ...]]] = {
         ("EVALSHA", SHA, "3", META, LOG, FINISHED), ("UNLINK", LOG), ("UNLINK", META), ("UNLINK", SECRET),
         ("UNLINK", VIEW), ("UNLINK", UPDATES), ("ZREM", FINISHED, "m1"), ("ZREM", MATCHES, "m1"),
         ("ZSCORE", MATCHES, "m1"), ("ZREM", K.archive_pending(P), "m1"),
+        # match.create (create_match.lua) and match.join (join.lua), decided by workers (#35)
+        ("EVALSHA", SHA, "4", META, LOG, FEED, MATCHES), ("SETNX", SECRET, "42"), ("ZADD", MATCHES, "1", "m1"),
+        ("EVALSHA", SHA, "5", META, MATCHES, RUNNING, FINISHED, LINKS), ("HSETNX", META, "cred:0", "h"),
+        ("HINCRBY", META, "joined", "1"), ("HEXISTS", GW, "arena_dissolved"), ("HEXISTS", LINKS, "m1.p.ann"),
+        ("HSET", LINKS, "m1.0", "ann", "m1.p.ann", "0", "m1.created", "1"),
+        ("XADD", UPDATES, "MAXLEN", "~", "100", "*", "k", "public,0,1", "v", "3"),  # the match began
+        ("UNLINK", GW),
     ],
     "projector": [
         ("XREADGROUP", "GROUP", "projectors", "p1", "STREAMS", FEED, ">"), ("XACK", FEED, "projectors", "1-0"),
@@ -493,21 +502,18 @@ ALLOWED: dict[str, list[tuple[str, ...]]] = {
         ("XREVRANGE", RESULTS, "+", "-", "COUNT", "1"),
         ("XREAD", "BLOCK", "100", "STREAMS", RESULTS, UPDATES, "0", "0"),
         ("HGET", VIEW, "d"), ("XRANGE", LOG, "1-0", "+"),
-        ("EVALSHA", SHA, "4", META, LOG, FEED, MATCHES), ("EVAL", "return 1", "4", META, LOG, FEED, MATCHES),
-        ("EVALSHA", SHA, "4", META, MATCHES, RUNNING, FINISHED), ("SCRIPT", "LOAD", "return 1"),
-        # what the scripts run, checked against the gateway's own permissions:
-        ("EXISTS", META), ("SETNX", SECRET, "42"), ("HSET", META, "a", "b"), ("HSETNX", META, "cred:0", "h"),
-        ("HINCRBY", META, "joined", "1"), ("XADD", LOG, "1-0", "e", "x"), ("ZADD", RUNNING, "1", "m1"),
-        ("XADD", UPDATES, "MAXLEN", "~", "100", "*", "k", "public,0,1", "v", "3"),  # claim_seat.lua: it began
-        ("XADD", FEED, "MAXLEN", "~", "100000", "*", "e", "x"), ("ZREM", MATCHES, "m1"), ("PING",),
+        # its scripts take the match's gw hash in KEYS (publish.lua; flag_bots.lua with the bots-wanted set; the
+        # abandoned flag; the arena's DISSOLVE) and run, on its own permissions:
+        ("EVALSHA", SHA, "1", GW), ("EVAL", "return 1", "1", GW), ("EVALSHA", SHA, "2", GW, K.bots_wanted(P)),
+        ("SCRIPT", "LOAD", "return 1"), ("EXISTS", META), ("HSET", GW, "abandon:0", "3:1"),
+        ("HSET", GW, "bot:1", "heuristic"), ("HSET", GW, "abandoned", "1"), ("HGETALL", GW),
+        ("ZADD", K.bots_wanted(P), "1", "m1"), ("ZREM", K.bots_wanted(P), "m1"), ("ZADD", MATCHES, "XX", "1", "m1"),
+        ("PING",),
         # players and the ladder (services/gateway/players.py): register (a script on both player hashes), a
-        # key's player, the rated match's players, the join that claims and links (claim_seat.lua + the
-        # partition's seat-players hash), the standings and a history
+        # key's player, the rated match's players, the standings and a history
         ("EVALSHA", SHA, "2", PNAMES, PKEYS), ("HSETNX", PNAMES, "ann", "r"), ("HSETNX", PKEYS, "h", "ann"),
         ("HEXISTS", PKEYS, "h"), ("HGET", PNAMES, "ann"),
         ("HGET", PKEYS, "h"), ("HMGET", PNAMES, "ann", "bob"),
-        ("EVALSHA", SHA, "5", META, MATCHES, RUNNING, FINISHED, LINKS), ("HEXISTS", LINKS, "m1.p.ann"),
-        ("HSET", LINKS, "m1.0", "ann", "m1.p.ann", "0", "m1.created", "1"),
         ("GET", STANDINGS), ("HGET", HISTORY, "ann"),
         # the arena (services.ratings.arena): its scripts on the {arena} keys, and the match's creation flag
         ("EVALSHA", SHA, "1", AWAIT), ("ZRANGEBYSCORE", AWAIT, "-inf", "(1", "LIMIT", "0", "100"),
@@ -562,12 +568,12 @@ DENIED: dict[str, list[tuple[str, ...]]] = {
                ("HSETNX", PKEYS, "h", "ann"), ("HSET", PNAMES, "eve", "r"), ("HGET", PKEYS, "h"),
                ("SET", STANDINGS, "x"), ("HSET", HISTORY, "ann", "x"), ("GET", STANDINGS), ("INCRBY", EPOCH, "1"),
                ("ZADD", AQUEUE, "1", "t"), ("HSET", ATICKET, "state", "x"), ("HSET", LBUCKET, "l", "1"),
-               ("HSET", VIEW, "v", "1"), ("SET", SECRET, "1"), ("SETNX", SECRET, "1"), ("HSET", LINKS, "m1.0", "eve"),
+               ("HSET", VIEW, "v", "1"), ("SET", SECRET, "1"), ("HSET", GW, "abandoned", "1"),
                ("EVALSHA", SHA, "1", PKEYS), ("EVAL", "return 1", "1", STANDINGS),
                ("ACL", "LIST"),
                # it may UNLINK match keys (match.purge), nothing else: no DEL, no other key, no set beyond its own
                ("DEL", META), ("UNLINK", PKEYS), ("UNLINK", STANDINGS), ("UNLINK", CMDS), ("UNLINK", LINKS),
-               ("ZADD", MATCHES, "1", "m1"), ("ZADD", K.archive_pending(P), "1", "m1"), ("HSET", SECRET, "a", "b"),
+               ("ZADD", K.archive_pending(P), "1", "m1"), ("HSET", SECRET, "a", "b"),
                ("EVALSHA", SHA, "4", META, LOG, FINISHED, SECRET)],
     "projector": [("FLUSHDB",), ("DEL", VIEW), ("XGROUP", "DESTROY", FEED, "projectors"), ("HSET", META, "a", "b"),
                   # #35: a meta is read only (put_views.lua names it after the updates stream), no key beyond views
@@ -580,6 +586,14 @@ DENIED: dict[str, list[tuple[str, ...]]] = {
                   ("XRANGE", CMDS, "-", "+"), ("XREADGROUP", "GROUP", "workers", "x", "STREAMS", CMDS, ">"),
                   ("EVALSHA", SHA, "1", SECRET), ("SET", VIEW, "v")],
     "gateway": [("GET", SECRET), ("SET", SECRET, "1"), ("SET", SECRET, "1", "GET"), ("EVALSHA", SHA, "1", SECRET),
+                # #35: matches are created and seats taken by workers: no meta, log, feed, seed, credential, status
+                # set or seat link written; no announcement of views; its scripts cannot name a meta in KEYS
+                ("SETNX", SECRET, "42"), ("HSET", META, "a", "b"), ("HSETNX", META, "cred:0", "h"),
+                ("HINCRBY", META, "joined", "1"), ("XADD", LOG, "1-0", "e", "x"), ("ZADD", RUNNING, "1", "m1"),
+                ("ZREM", MATCHES, "m1"), ("XADD", FEED, "MAXLEN", "~", "100000", "*", "e", "x"),
+                ("HSET", LINKS, "m1.0", "ann"), ("XADD", UPDATES, "*", "k", "public", "v", "3"),
+                ("XADD", K.live(P), "*", "m", "m1", "k", "public", "v", "3"),
+                ("EVALSHA", SHA, "4", META, LOG, FEED, MATCHES), ("EVALSHA", SHA, "1", META),
                 # #35: players and their keys are insert-only: no key overwritten (its own key made any player's),
                 # no record replaced, nothing deleted
                 ("HSET", PKEYS, "h", "ann"), ("HSET", PNAMES, "ann", "r"), ("HDEL", PNAMES, "ann"), ("DEL", PKEYS),
@@ -633,11 +647,8 @@ DENIED: dict[str, list[tuple[str, ...]]] = {
 }
 
 # Redis ACLs know commands and keys, not arguments: whoever may XADD to a stream may pass MAXLEN/MINID and
-# trim it. The gateway must XADD to the command streams (and, in create_match.lua, to logs and feeds; in
-# claim_seat.lua, to a match's updates stream when it begins).
+# trim it. The gateway must XADD to the command streams (since #35 to nothing else of a match).
 NOT_ENFORCEABLE = [("gateway", ("XADD", CMDS, "MAXLEN", "0", "*", "e", "x")),
-                   ("gateway", ("XADD", UPDATES, "MAXLEN", "0", "*", "k", "public", "v", "1")),
-                   ("gateway", ("XADD", LOG, "MINID", "999", "*", "e", "x")),
                    # the projector announces views: it may trim a match's updates stream (#35, docs/operations.md)
                    ("projector", ("XADD", UPDATES, "MAXLEN", "0", "*", "k", "public", "v", "1")),
                    # nor a consumer group: whoever reads the feed in its group may read it in another's
@@ -656,28 +667,23 @@ def test_each_role_is_refused_what_it_does_not_need(admin: Any, user: str, argv:
 
 # #35, the red team's findings with each role's password, replayed with ACL DRYRUN. Closed: refused (the worker's, the
 # projector's meta, the exporter's, the players' keys, the archiver's UNLINK of a running match's log (it publishes
-# match.purge, which a worker decides): also in DENIED and for real below). Still open (xfail, strict: each passes,
-# and so fails here, once the design in docs/operations.md, "Redis users", is done): the gateway creates matches and
-# claims seats itself (create_match.lua, claim_seat.lua), so it may write a log, a meta and the feed.
+# match.purge, which a worker decides), the gateway's writes of logs, metas, credentials, feeds and view announcements
+# (matches are created and seats taken by match.create and match.join, which workers decide): also in DENIED and for
+# real below.
 FINDINGS_CLOSED = [("worker", ("SET", META, "x")), ("worker", ("EXPIRE", LOG, "1")),
                    ("worker", ("HSET", PKEYS, "h", "a")), ("worker", ("HSETNX", PKEYS, "h", "a")),
                    ("worker", ("SET", STANDINGS, "x")),
                    ("gateway", ("HSET", PKEYS, "h", "ann")), ("projector", ("HSET", META, "status", "finished")),
                    ("exporter", ("CONFIG", "GET", "*")), ("exporter", ("CLIENT", "LIST")),
-                   ("archiver", ("UNLINK", LOG))]
-FINDINGS_OPEN = [("gateway", ("XADD", LOG, "99-0", "e", "forged")), ("gateway", ("HSET", META, "cred:0", "h")),
-                 ("gateway", ("HSET", META, "status", "finished")), ("gateway", ("XADD", FEED, "*", "e", "forged"))]
+                   ("archiver", ("UNLINK", LOG)),
+                   # the gateway's, closed by match.create and match.join (decided by workers)
+                   ("gateway", ("XADD", LOG, "99-0", "e", "forged")), ("gateway", ("HSET", META, "cred:0", "h")),
+                   ("gateway", ("HSET", META, "status", "finished")), ("gateway", ("XADD", FEED, "*", "e", "forged")),
+                   ("gateway", ("XADD", K.live(P), "*", "m", "m1", "k", "public", "v", "1"))]
 
 
 @pytest.mark.parametrize(("user", "argv"), FINDINGS_CLOSED)
 def test_the_red_team_findings_are_refused(admin: Any, user: str, argv: tuple[str, ...]) -> None:
-    assert not allowed(admin, user, *argv), f"{user} may run {' '.join(argv)}"
-
-
-@pytest.mark.parametrize(("user", "argv"), FINDINGS_OPEN)
-@pytest.mark.xfail(strict=True, reason="#35 open: match creation and seat claims are not yet behind the workers "
-                                       "(docs/operations.md, Redis users)")
-def test_the_red_team_findings_still_open(admin: Any, user: str, argv: tuple[str, ...]) -> None:
     assert not allowed(admin, user, *argv), f"{user} may run {' '.join(argv)}"
 
 

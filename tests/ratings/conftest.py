@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 import tests.pipeline.nim  # noqa: F401  (registers nim)
 from services.gateway.app import create_app
 from services.pipeline.redis_backend import connect
+from services.pipeline.redis_local import LocalServices
 from services.ratings.players import API_KEY_HEADER
 from services.settings import Settings
 from tests.pipeline.redis_fixtures import GAME_MODULES, ROOT, procs, redis_settings, redis_url
@@ -38,9 +39,14 @@ def r(settings: Settings) -> Iterator[redis.Redis]:
 
 @pytest.fixture
 def gateway(settings: Settings) -> Iterator[TestClient]:
-    """The gateway's app in this process (its own Redis clients, on the test prefix)."""
-    with TestClient(create_app(settings)) as client:
-        yield client
+    """The gateway's app in this process (its own Redis clients, on the test prefix), with a worker thread to decide
+    the matches' creations and joins (``match.create``, ``match.join``) and, where a test plays, its commands."""
+    worker = LocalServices(settings, workers=1, projectors=0).start()
+    try:
+        with TestClient(create_app(settings)) as client:
+            yield client
+    finally:
+        worker.stop(keep_s=3600)
 
 
 def spawn_ratings(settings: Settings, **env: str) -> subprocess.Popen[bytes]:

@@ -345,9 +345,10 @@ def test_a_dissolved_match_requeues_the_collected_tickets_at_the_front_once(scri
     r.hset(meta, mapping={"status": "open", "seats": 2, "arena_claim_by": found.claim_by_ms, f"cred:{seat}": "h"})
     r.zadd(open_set, {"mx": scripts.now})
     dissolve = r.register_script(arena.DISSOLVE)
-    assert dissolve(keys=[meta, open_set], args=["mx", scripts.now + 4_000]) == [b"early"]
-    answers = [dissolve(keys=[meta, open_set], args=["mx", scripts.now + 6_000 + i]) for i in range(2)]
+    assert dissolve(keys=[k.gw("mx")], args=["mx", scripts.now + 4_000]) == [b"early"]
+    answers = [dissolve(keys=[k.gw("mx")], args=["mx", scripts.now + 6_000 + i]) for i in range(2)]
     assert answers == [[b"dissolved", str(seat).encode()]] * 2 and r.zscore(open_set, "mx") == 1
+    assert r.hget(k.gw("mx"), "arena_dissolved") == str(scripts.now + 6_000).encode()  # the first one's mark
 
     scripts.now += 6_000
     settled = scripts.settle("mx", "dissolved", str(seat))  # (player, what) in seat order
