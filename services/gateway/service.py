@@ -273,7 +273,7 @@ class Gateway:
         match_id = match_id or uuid.uuid4().hex[:16]
         await self.store.check_open_room(match_id)
         envelope = CommandEnvelope(command_id="create", match_id=match_id, seat=0, type=CREATE_COMMAND,
-                                   body=body.model_dump())
+                                   body=body.model_dump(mode="json"))
         result = await self.decided(envelope, LOBBY_WAIT_S)
         if result is None:
             raise Refused(503, "unavailable", f"the match was not created: {NO_WORKER}", headers={"Retry-After": "1"})
@@ -293,7 +293,7 @@ class Gateway:
                              until_ms=join_deadline(LOBBY_WAIT_S))
         # one id per try (a token may be joined again: an arena seat's is derived, and its join answered as joined)
         envelope = CommandEnvelope(command_id=f"join-{hashed[:16]}-{uuid.uuid4().hex[:8]}", match_id=match_id,
-                                   seat=seat, type=JOIN_COMMAND, body=body.model_dump())
+                                   seat=seat, type=JOIN_COMMAND, body=body.model_dump(mode="json"))
         result = await self.decided(envelope, LOBBY_WAIT_S + 1)
         if result is None:
             raise Refused(503, "unavailable", f"the seat was not taken: {NO_WORKER}", headers={"Retry-After": "1"})

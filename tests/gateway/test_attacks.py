@@ -398,9 +398,11 @@ def _latency_s(http: httpx.Client, match: Match, seat: int) -> float:
 
 
 def _decided(r: redis.Redis, keys: Keys, match_id: str) -> int:
-    """How many of the match's commands were decided: their results on its partition's live stream."""
+    """How many of the match's seats' commands were decided: their results on its partition's live stream (not the
+    creation's and the joins', whose ids are no seat's "<seat>.<key>")."""
     entries = r.xrange(keys.live(keys.partition(match_id)))
-    return sum(1 for _, fields in entries if fields.get(b"m") == match_id.encode() and b"c" in fields)
+    return sum(1 for _, fields in entries if fields.get(b"m") == match_id.encode() and b"c" in fields
+               and fields[b"c"][:1].isdigit())
 
 
 def test_a_flood_from_one_token_is_rate_limited_and_others_keep_their_latency(

@@ -27,7 +27,7 @@ from services.pipeline.redis_backend import connect, delete_prefix
 from services.settings import Settings
 from tests.gateway.attack_kit import PROBLEM, Socket, auth, client
 from tests.gateway.stack import free_port, spawn_gateway, stack_settings, wait_ready
-from tests.pipeline.redis_fixtures import stop, wait_until
+from tests.pipeline.redis_fixtures import spawn, stop, wait_until
 
 pytestmark = [pytest.mark.gateway, pytest.mark.redis]
 RPS, BURST = 10, 40  # per token and per address (bursts of 4 s worth)
@@ -57,7 +57,8 @@ def replicas(redis_url: str) -> Iterator[Replicas]:
     ports = [free_port() for _ in range(3)]
     stack = Replicas(settings, [f"http://127.0.0.1:{p}" for p in ports])
     stack.procs = [spawn_gateway(settings, port, **env) for port in ports]
-    try:
+    worker = spawn(settings)  # creates the match and takes its seats (match.create/join), then goes: no command of
+    try:  # the tests below is decided (they wait on them)
         for url, proc in zip(stack.urls, stack.procs, strict=True):
             wait_ready(url, proc)
         with client(stack.urls[0], headers={"X-Forwarded-For": "10.9.0.1"}) as http:
@@ -68,8 +69,10 @@ def replicas(redis_url: str) -> Iterator[Replicas]:
                 joined = http.post(f"/matches/{stack.match_id}/seats", json={"seat": seat})
                 assert joined.status_code == 201, joined.text
                 stack.tokens.append(joined.json()["token"])
+        stop(worker)
         yield stack
     finally:
+        stop(worker)
         for proc in stack.procs:
             stop(proc)
         delete_prefix(connect(settings.redis_url), settings.key_prefix)

@@ -18,7 +18,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as ws_connect
 
 from services.gateway.launch import spawn_gateway, wait_ready
-from services.pipeline.redis_backend import connect, delete_prefix
+from services.pipeline import lobby
+from services.pipeline.redis_backend import RedisBackend, connect, delete_prefix
 from services.settings import Settings
 from tests.gateway.stack import free_port, stack_settings
 from tests.pipeline.redis_fixtures import GAME_MODULES, stop
@@ -27,12 +28,15 @@ pytestmark = [pytest.mark.redis, pytest.mark.gateway]
 EXIT_WITHIN_S = 3.0
 
 
-def running_match(c: httpx.Client) -> tuple[str, str]:
-    """A nim match with both seats taken (so it runs): its id and seat 0's token."""
-    created = c.post("/matches", json={"game": "nim", "seats": 2})
-    assert created.status_code == 201, created.text
-    match_id = created.json()["match_id"]
-    tokens = [c.post(f"/matches/{match_id}/seats", json={}).json()["token"] for _ in range(2)]
+def running_match(settings: Settings) -> tuple[str, str]:
+    """A nim match with both seats taken (so it runs), set up by the embedded lobby (no worker runs here to decide
+    the gateway's match.create and match.join): its id and seat 0's token."""
+    backend = RedisBackend(settings)
+    try:
+        match_id = lobby.create_match(backend.store, "nim", 2).match_id
+        tokens = [lobby.join(backend.store, match_id, seat)[1] for seat in range(2)]
+    finally:
+        backend.close()
     return match_id, tokens[0]
 
 
@@ -60,7 +64,7 @@ def test_sigterm_wakes_long_polls_closes_sockets_and_exits_promptly(redis_url: s
     try:
         wait_ready(url, proc)
         c = httpx.Client(base_url=url, timeout=30)
-        match_id, token = running_match(c)
+        match_id, token = running_match(settings)
         answers: dict[str, Any] = {}
         threads = [
             in_thread(answers, "view", lambda: c.get(f"/matches/{match_id}/views/public",

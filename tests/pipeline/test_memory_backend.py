@@ -6,9 +6,10 @@ import pytest
 
 from services.pipeline.memory import MemoryBackend
 from tests.pipeline.contract import BackendContract
+from tests.pipeline.lobby_contract import LobbyContract
 
 
-class TestMemoryBackend(BackendContract):
+class TestMemoryBackend(BackendContract, LobbyContract):
     @pytest.fixture
     def backend(self) -> MemoryBackend:
         return MemoryBackend(partitions=4)

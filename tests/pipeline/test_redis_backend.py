@@ -13,11 +13,12 @@ from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus
 from services.pipeline.redis_backend import RedisBackend
 from services.settings import Settings
 from tests.pipeline.contract import BackendContract, accepted, event, meta
+from tests.pipeline.lobby_contract import LobbyContract
 
 pytestmark = pytest.mark.redis
 
 
-class TestRedisBackend(BackendContract):
+class TestRedisBackend(BackendContract, LobbyContract):
     @pytest.fixture
     def backend(self, redis_backend: RedisBackend) -> RedisBackend:
         return redis_backend
