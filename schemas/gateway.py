@@ -81,6 +81,10 @@ class MatchSummary(Wire):
                                  description="Seats flagged for the service's bots: seat (as text) -> strength.")
     abandoned: bool = Field(default=False, description="Ended early by its players' agreement (the status is "
                                                         "then 'finished'; no command is accepted).")
+    reserved: dict[str, str] = Field(default_factory=dict,
+                                     description="Seats of a rated match: seat (as text) -> the registered player who "
+                                                 "plays it. Only that player may take it (with its API key); never "
+                                                 "the service's bots.")
 
 
 class MatchList(Wire):

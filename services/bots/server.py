@@ -28,7 +28,7 @@ from pathlib import Path
 from schemas.gateway import BotSeats
 from services.bots.plugins import make_bot
 from services.bots.sdk import SeatRunner
-from services.client.errors import ClientError, Conflict, GatewayError, NotFound, Timeout, Unauthorized
+from services.client.errors import ClientError, GatewayError, RateLimited, Timeout, Unauthorized, Unavailable
 from services.client.http import GatewayClient
 from services.logs import error_text, get_logger
 
@@ -121,12 +121,17 @@ class BotHost:
         return taken
 
     def take(self, wanted: BotSeats) -> int:
-        """Join the match's flagged seats (those someone else took meanwhile are skipped) and play them."""
+        """Join the match's flagged seats and play them. A seat the gateway refuses for this match's sake (someone
+        else took it meanwhile, the match is gone or began, the seat is reserved for a registered player: 403) is
+        skipped and the next one tried: one bad match never holds up the others. Only a refusal that is the
+        service's own state (unavailable, rate-limited) ends this poll, to be tried again at the next."""
         taken = 0
         for seat_text, kind in wanted.bots.items():
             try:
                 seat, token = self.lobby.join(wanted.match_id, int(seat_text))
-            except (Conflict, NotFound) as e:
+            except (Unavailable, RateLimited):
+                raise
+            except GatewayError as e:
                 log.info("bot seat not taken", match_id=wanted.match_id, seat=seat_text, error=error_text(e))
                 continue
             self._start(Held(wanted.match_id, wanted.game, seat, token, kind))

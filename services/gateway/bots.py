@@ -43,7 +43,8 @@ REFUSALS = {-1: (404, "not_found", "no such match"),
             -2: (409, "conflict", "the match is not open for joining any more"),
             -3: (400, "bad_request", "seat {seat} does not exist"),
             -4: (409, "conflict", "seat {seat} is taken"),
-            -5: (409, "conflict", "seat {seat} is flagged for bots already")}
+            -5: (409, "conflict", "seat {seat} is flagged for bots already"),
+            -6: (403, "forbidden", "seat {seat} is reserved for a registered player: only that player may take it")}
 
 
 def bot_flags(meta_hash: dict[bytes, bytes]) -> dict[int, str]:
@@ -157,8 +158,10 @@ def add_bot_routes(app: FastAPI) -> None:
             await st.gateway.authenticate(match_id, token)  # 401 for a token of no seat of this match
         store = seat_store(st)
         flags = (await store.flags([match_id]))[match_id]
-        if body.seats is None:
-            seats = [s for s in range(meta.seats) if s not in meta.credential_hashes and s not in flags]
+        if body.seats is None:  # every free seat the bots may take: not one reserved for a registered player
+            reserved = getattr(meta, "reserved", {})
+            seats = [s for s in range(meta.seats) if s not in meta.credential_hashes and s not in flags
+                     and s not in reserved]
         else:
             seats = sorted(set(body.seats))
         if meta.status != "open":

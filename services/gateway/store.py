@@ -21,6 +21,7 @@ from services.gateway.batch import Batcher
 from services.gateway.wire import Refused
 from services.keys import Keys
 from services.pipeline import redis_conn
+from services.pipeline.lobby import RESERVE
 from services.pipeline.redis_backend import STATUSES, _meta_from, lua
 from services.pipeline.redis_streams import FIELD, entries_of, text
 from services.settings import Settings
@@ -53,6 +54,7 @@ class GatewayMeta(MatchMeta):
 
     abandoned: bool = False
     abandon_votes: dict[int, tuple[int, int]] = {}  # seat -> (version voted at, time in ms)
+    reserved: dict[int, str] = {}  # seat -> the registered player it is reserved for (a rated match)
 
 
 def gateway_meta(reply: object, gw: object = None) -> GatewayMeta:
@@ -64,7 +66,9 @@ def gateway_meta(reply: object, gw: object = None) -> GatewayMeta:
         if key.startswith(ABANDON_VOTE.encode()):
             version, _, ms = value.decode().partition(":")
             votes[int(key[len(ABANDON_VOTE):])] = (int(version), int(ms or 0))
-    return GatewayMeta(**dict(meta), abandoned=h.get(b"abandoned") == b"1", abandon_votes=votes)
+    reserved = {int(k[len(RESERVE):]): v.decode() for k, v in h.items()
+                if k.startswith(RESERVE.encode()) and k[len(RESERVE):].isdigit()}
+    return GatewayMeta(**dict(meta), abandoned=h.get(b"abandoned") == b"1", abandon_votes=votes, reserved=reserved)
 
 
 def command_digest(envelope: CommandEnvelope) -> str:

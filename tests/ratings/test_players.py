@@ -38,6 +38,24 @@ def test_rated_seat_refused_without_its_key(gateway: TestClient, r: redis.Redis,
     assert links[f"{match_id}.1".encode()] == b"bob" and f"{match_id}.0".encode() not in links
 
 
+def test_a_rated_match_offers_no_seat_to_bots_or_strangers(gateway: TestClient) -> None:
+    """#30's blocker from the gateway's side: a visitor's two clicks ("fill empty seats with bots" on a rated match)
+    are refused, so nothing the bots may not take reaches /bots/wanted; the lobby names the seats' players."""
+    ann = register(gateway, "ann")
+    register(gateway, "bob")
+    match_id = rated_match(gateway, "nim", ["ann", "bob"], ann)
+    summary = gateway.get(f"/matches/{match_id}").json()
+    assert summary["reserved"] == {"0": "ann", "1": "bob"} and summary["seats_free"] == [0, 1]
+    for body, status in (({"bot": "heuristic"}, 409), ({"bot": "random", "seats": [1]}, 403)):
+        answer = gateway.post(f"/matches/{match_id}/bots", json=body)
+        assert answer.status_code == status, answer.text
+    assert gateway.get("/bots/wanted").json()["matches"] == []
+    assert gateway.get(f"/matches/{match_id}").json()["bots"] == {}
+    open_match = gateway.post("/matches", json={"game": "nim", "seats": 2}).json()["match_id"]
+    assert gateway.post(f"/matches/{open_match}/bots", json={"bot": "random"}).status_code == 201
+    assert [m["match_id"] for m in gateway.get("/bots/wanted").json()["matches"]] == [open_match]
+
+
 def test_api_key_cannot_act_for_another_players_seat(gateway: TestClient) -> None:
     ann, bob = register(gateway, "ann"), register(gateway, "bob")
     match_id = rated_match(gateway, "nim", ["ann", "bob"], bob)

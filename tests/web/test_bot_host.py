@@ -9,15 +9,17 @@ from typing import Any
 
 from schemas.gateway import BotSeats
 from services.bots.server import BotHost, Held, HostSettings
-from services.client.errors import Conflict
+from services.client.errors import Conflict, Forbidden
 
 
 class Lobby:
     """The part of the gateway client the host's loop uses."""
 
-    def __init__(self, wanted: list[BotSeats], taken: set[tuple[str, int]] = frozenset()) -> None:  # type: ignore[assignment]
+    def __init__(self, wanted: list[BotSeats], taken: set[tuple[str, int]] = frozenset(),  # type: ignore[assignment]
+                 reserved: set[tuple[str, int]] = frozenset()) -> None:  # type: ignore[assignment]
         self.wanted = wanted
         self.taken = set(taken)
+        self.reserved = set(reserved)
         self.joined: list[tuple[str, int]] = []
 
     def bots_wanted(self, limit: int = 50) -> list[BotSeats]:
@@ -27,6 +29,8 @@ class Lobby:
         assert seat is not None
         if (match_id, seat) in self.taken:
             raise Conflict(409, "conflict", f"seat {seat} is taken")
+        if (match_id, seat) in self.reserved:
+            raise Forbidden(403, "forbidden", f"seat {seat} is reserved for a rated player")
         self.joined.append((match_id, seat))
         return seat, f"{seat}." + "ab" * 24
 
@@ -60,6 +64,15 @@ def test_a_seat_someone_else_took_is_skipped() -> None:
     lobby = Lobby([wanted("a", 2)], taken={("a", 0)})
     h = host(lobby)
     assert h.poll_once() == 1 and lobby.joined == [("a", 1)]
+
+
+def test_a_seat_the_bots_may_not_take_holds_up_no_other_match() -> None:
+    """#30's blocker: a rated match's seats flagged for bots (before the gateway refused that, or by anything else
+    the gateway answers 403 to) are oldest in /bots/wanted; the bots skip them and serve every later match."""
+    lobby = Lobby([wanted("rated", 2), wanted("b", 2)], reserved={("rated", 0), ("rated", 1)})
+    h = host(lobby)
+    assert h.poll_once() == 2 and lobby.joined == [("b", 0), ("b", 1)]
+    assert h.poll_once() == 0  # the rated match is tried again and skipped again; nothing else is held up
 
 
 def test_the_state_file_keeps_the_seats_for_a_restart(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@
 -- KEYS: gw, bots-wanted set
 -- ARGV: strength, now (ms), seat...
 -- Returns {0} when done, else {code, seat}: -1 unknown match, -2 not open, -3 no such seat, -4 taken,
--- -5 already flagged.
+-- -5 already flagged, -6 reserved for a registered player (a rated seat: only that player may join it).
 local meta = string.sub(KEYS[1], 1, -3) .. 'meta'
 if redis.call('EXISTS', meta) == 0 then
   return {-1, -1}
@@ -26,6 +26,9 @@ for i = 3, #ARGV do
   end
   if redis.call('HEXISTS', KEYS[1], 'bot:' .. seat) == 1 then
     return {-5, seat}
+  end
+  if redis.call('HEXISTS', meta, 'reserve:' .. seat) == 1 then
+    return {-6, seat}
   end
 end
 for i = 3, #ARGV do

@@ -99,8 +99,10 @@ export function lobbyPage(root) {
     const mine = tokens.seats(match.match_id);
     return el('span', { class: 'seatchips' }, Array.from({ length: match.seats }, (_, s) => {
       const bot = match.bots && match.bots[String(s)];
+      const player = (match.reserved || {})[String(s)];  // a rated seat: only its registered player takes it
       const free = match.seats_free.includes(s);
       if (mine.includes(s)) return el('a', { class: 'chip mine', href: `#/match/${match.match_id}/seat/${s}` }, `seat ${s}: you`);
+      if (player) return el('span', { class: 'chip player', 'data-player': player }, `seat ${s}: ${player}${free && match.status === 'open' ? ' (waiting)' : ''}`);
       if (bot) return el('span', { class: 'chip bot', 'data-bot': bot }, `seat ${s}: ${bot} bot${free ? ' (waiting)' : ''}`);
       if (free && match.status === 'open') return el('button', { type: 'button', class: 'chip', 'data-join': s, onclick: () => seatAction(match, s) }, `take seat ${s}`);
       return el('span', { class: 'chip' }, `seat ${s}`);
@@ -111,7 +113,7 @@ export function lobbyPage(root) {
     const id = match.match_id;
     const ways = [];
     if (match.status === 'open') {
-      const unflagged = match.seats_free.filter((s) => !(match.bots || {})[String(s)]);
+      const unflagged = match.seats_free.filter((s) => !(match.bots || {})[String(s)] && !(match.reserved || {})[String(s)]);
       const mayFill = tokens.seats(id).length > 0 || match.seats_free.length === match.seats;  // (a seated player's call)
       if (unflagged.length && mayFill) {
         const select = el('select', { 'aria-label': 'bot strength' }, STRENGTHS.map(([k]) => el('option', { value: k, selected: k === 'heuristic' }, k)));

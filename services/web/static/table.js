@@ -83,7 +83,9 @@ export function tablePage(root, matchId, seat) {
     try {
       const m = await api('GET', `/matches/${encodeURIComponent(matchId)}`);
       if (m.status === 'open') {
-        const waiting = m.seats_free.map((s) => (m.bots && m.bots[String(s)] ? `seat ${s} (a ${m.bots[String(s)]} bot is coming)` : `seat ${s}`)).join(', ');
+        const reserved = m.reserved || {};
+        const waiting = m.seats_free.map((s) => (m.bots && m.bots[String(s)] ? `seat ${s} (a ${m.bots[String(s)]} bot is coming)`
+          : reserved[String(s)] ? `seat ${s} (waiting for ${reserved[String(s)]})` : `seat ${s}`)).join(', ');
         side.replaceChildren(el('h2', {}, 'Waiting for players'), el('p', { id: 'waiting' }, `Free: ${waiting}. The match starts when every seat is taken.`),
           el('p', {}, el('a', { href: '#/' }, 'Invite someone from the lobby')));
         poll = setTimeout(waitForPlayers, 1500);
@@ -109,7 +111,7 @@ export function tablePage(root, matchId, seat) {
     if (playing && !token) {
       status.textContent = 'This browser holds no token for this seat.';
       const actions = [['Watch instead', `#/match/${matchId}/watch`], ['Back to the lobby', '#/']];
-      if (m.status === 'open' && m.seats_free.includes(seat)) actions.unshift([`Take seat ${seat}`, async () => { try { await join(matchId, seat); location.reload(); } catch (e) { notify(`Seat ${seat} could not be taken: ${e.detail}`, ways()); } }]);
+      if (m.status === 'open' && m.seats_free.includes(seat) && !(m.reserved || {})[String(seat)]) actions.unshift([`Take seat ${seat}`, async () => { try { await join(matchId, seat); location.reload(); } catch (e) { notify(`Seat ${seat} could not be taken: ${e.detail}`, ways()); } }]);
       notify(`You hold no token for seat ${seat} of this match in this browser: seats are kept where they were taken.`, actions);
       return;
     }
