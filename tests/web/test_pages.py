@@ -1,10 +1,12 @@
 """Bad input in the browser: a stale token, no token, an unknown match, a running match's replay, a finished
-match, a dropped connection. Each gives a clear message in the page and a way on."""
+match, a dropped connection. Each gives a clear message in the page and a way on. And a table that tells the truth:
+no turn before the match begins, a refusal in a tab that was behind said and kept."""
 
 from __future__ import annotations
 
 import contextlib
 import json
+import random
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,6 +14,7 @@ import httpx
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
+from schemas.legal import choices_from_wire, sample
 from services.gateway.launch import wait_ready
 from tests.gateway.stack import GatewayStack, free_port, spawn_gateway
 from tests.pipeline.redis_fixtures import stop
@@ -136,7 +139,78 @@ def test_a_dropped_connection_is_said_and_resumed(web_stack: GatewayStack, http:
             page.locator("#notice .action", has_text="Reconnect now").click(timeout=2_000)
         page.wait_for_function("(v) => Number(document.getElementById('board').dataset.version) > v", arg=before)
         page.wait_for_selector("#conn.live")
+        assert "Connection lost" not in page.locator("#status").inner_text()  # the status follows the connection
         versions = [int(v) for v in page.locator("#events li").evaluate_all("els => els.map(e => e.dataset.version)")]
         assert sorted(versions) == list(range(1, max(versions) + 1)), "events missing or twice after resuming"
     finally:
         stop(gateway)
+
+
+def _move(http: httpx.Client, match_id: str, tokens: dict[int, str], key: str) -> int:
+    """A move (a legal command drawn at random) of whichever seat is to act, through the API; the version after."""
+    for seat, token in tokens.items():
+        view = http.get(f"/matches/{match_id}/views/me", headers={"Authorization": f"Bearer {token}"}).json()
+        if view["legal"]:
+            kind, body = sample(choices_from_wire(view["legal"]), random.Random(key))
+            sent = http.post(f"/matches/{match_id}/commands", headers={"Authorization": f"Bearer {token}"},
+                             json={"idempotency_key": f"{key}-{seat}", "type": kind, "body": body,
+                                   "expected_version": view["version"]})
+            assert sent.json()["status"] == "accepted", sent.text
+            return int(sent.json()["version"])
+    raise AssertionError("no seat has a move")
+
+
+def test_the_table_tells_the_truth(web_stack: GatewayStack, http: httpx.Client, browser: Any) -> None:
+    """#30, "a truthful table": no turn before every seat is taken; a move refused in a tab whose view was behind
+    (the player moved in another tab) is said, and stays said when the board is redrawn; the side panel follows the
+    match."""
+    match_id = create(http, "mad-zeppelin", 2)
+    tokens = {0: join(http, match_id, 0)}
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        first = context.new_page()
+        hold(first, web_stack.url, match_id, 0, tokens[0])
+        first.goto(f"{web_stack.url}/#/match/{match_id}/seat/0")
+        first.wait_for_function("() => document.getElementById('status').textContent.includes('Waiting for players')")
+        assert first.locator("#controls .choice").count() == 0
+        assert "Nothing to do until every seat is taken" in first.locator("#commands").inner_text()
+
+        tokens[1] = join(http, match_id, 1)
+        first.wait_for_function("() => !document.getElementById('status').textContent.includes('Waiting for players')")
+        assert "running" in first.locator("#side").inner_text()
+
+        # A second tab whose views stop coming (frozen), as a tab in the background may be behind.
+        frozen = {"on": False}
+        second = context.new_page()
+
+        def relay(ws: Any) -> None:
+            server = ws.connect_to_server()
+            server.on_message(lambda m: None if frozen["on"] and '"kind":"view"' in str(m).replace(" ", "")
+                              else ws.send(m))
+            ws.on_message(lambda m: server.send(m))
+
+        second.route_web_socket("**/ws", relay)
+        second.goto(f"{web_stack.url}/#/match/{match_id}/seat/0")
+        second.wait_for_selector("#board[data-version]")
+        before = int(second.locator("#board").get_attribute("data-version"))
+        frozen["on"] = True
+        for i in range(12):  # until seat 0 has a move to click in the frozen tab, then the match moves on without it
+            if second.locator("#controls .choice button.send").count():
+                break
+            _move(http, match_id, tokens, f"pre{i}")
+            frozen["on"] = False
+            second.wait_for_function("(v) => Number(document.getElementById('board').dataset.version) > v",
+                                     arg=before)
+            before = int(second.locator("#board").get_attribute("data-version"))
+            frozen["on"] = True
+        assert second.locator("#controls .choice button.send").count(), "seat 0 never had a move"
+        _move(http, match_id, tokens, "elsewhere")  # the move "in another tab"
+        second.locator("#controls .choice button.send").first.click()
+        second.wait_for_function("() => document.getElementById('refusal').textContent.length > 0")
+        assert "too late" in second.locator("#refusal").inner_text()
+        frozen["on"] = False
+        _move(http, match_id, tokens, "after")
+        second.wait_for_function("(v) => Number(document.getElementById('board').dataset.version) > v", arg=before)
+        assert "too late" in second.locator("#refusal").inner_text()  # kept across the redraw
+    finally:
+        context.close()

@@ -19,13 +19,16 @@ export function tablePage(root, matchId, seat) {
   const side = el('div', { class: 'panel', id: 'side' });
   const events = el('ol', { class: 'events', id: 'events' });
   const commandBox = el('div', { id: 'commands' });
+  const refusal = el('p', { class: 'refusal', id: 'refusal', role: 'status' });  // kept across redraws
   clear(root, head, status, el('div', { class: 'grid' }, el('div', {}, board, hand),
-    el('aside', {}, playing ? el('div', { class: 'panel' }, el('h2', {}, 'Your move'), commandBox) : null,
+    el('aside', {}, playing ? el('div', { class: 'panel' }, el('h2', {}, 'Your move'), refusal, commandBox) : null,
       el('div', { class: 'panel' }, el('h2', {}, 'What happened'), events), side)));
   let game = null;
   let live = null;
   let record = null;
   let poll = null;
+  let open = true;  // until the lobby says every seat is taken: nobody acts yet, whatever a view says
+  let shown = null;  // the status the side panel shows
 
   const ways = () => [['Back to the lobby', '#/']];
 
@@ -50,11 +53,15 @@ export function tablePage(root, matchId, seat) {
     const own = playing ? kind.hand(view) : null;
     hand.hidden = !own;
     if (own) clear(hand, el('h2', {}, 'Your hand'), own);
-    const mine = playing && (msg.legal || []).length > 0;
+    const mine = playing && !open && (msg.legal || []).length > 0;
+    if (msg.finished && shown !== 'finished') waitForPlayers();  // the side panel follows the match to its end
     if (msg.finished) {
       status.className = 'status over';
       status.textContent = `Match over: ${outcomeText(msg.outcome)}.`;
       notify('This match has ended.', [['Replay it', `#/match/${matchId}/replay?v=${msg.version}&p=${playing ? seat : 'public'}`], ['Back to the lobby', '#/']], 'info');
+    } else if (open) {
+      status.className = 'status';
+      status.textContent = 'Waiting for players: the match begins when every seat is taken.';
     } else if (mine) {
       status.className = 'status turn';
       status.textContent = `Your turn (version ${msg.version}).`;
@@ -64,12 +71,22 @@ export function tablePage(root, matchId, seat) {
       status.textContent = `Version ${msg.version}: waiting for ${who || 'the service'}.`;
     }
     if (playing) {
-      clear(commandBox, mine ? controls(msg.legal, send) : el('p', { class: 'muted' }, msg.finished ? 'The match is over.' : 'Nothing to do until it is your turn.'));
+      clear(commandBox, mine ? controls(msg.legal, send) : el('p', { class: 'muted' }, msg.finished ? 'The match is over.'
+        : open ? 'Nothing to do until every seat is taken.' : 'Nothing to do until it is your turn.'));
     }
   }
 
-  function send(type, body) {
-    return live.send({ idempotency_key: key(), type, body, expected_version: record ? record.version : null });
+  async function send(type, body) {
+    refusal.textContent = '';
+    const answer = await live.send({ idempotency_key: key(), type, body, expected_version: record ? record.version : null });
+    const result = answer && answer.result;
+    if (result && result.status === 'rejected') {  // said here too: the controls it came from are redrawn
+      refusal.dataset.code = result.code || 'rejected';
+      refusal.textContent = result.code === 'conflict'
+        ? 'Your last move came too late: the match had moved on (you already moved in another tab, or another player acted first). The board shows where it is now.'
+        : `Your last move was refused: ${result.reason || result.code}`;
+    }
+    return answer;
   }
 
   function addEvent(event) {
@@ -82,6 +99,10 @@ export function tablePage(root, matchId, seat) {
     clearTimeout(poll);
     try {
       const m = await api('GET', `/matches/${encodeURIComponent(matchId)}`);
+      const began = open && m.status !== 'open';
+      open = m.status === 'open';
+      shown = m.status;
+      if (began && record) draw(record);
       if (m.status === 'open') {
         const reserved = m.reserved || {};
         const waiting = m.seats_free.map((s) => (m.bots && m.bots[String(s)] ? `seat ${s} (a ${m.bots[String(s)]} bot is coming)`
@@ -129,6 +150,7 @@ export function tablePage(root, matchId, seat) {
         if (name === 'live') {
           connection('live', playing ? `seat ${seat}, live` : 'spectating, live');
           if (document.getElementById('notice').dataset.kind === 'lost') unnotify();
+          if (record) draw(record); else status.textContent = 'Connected; waiting for the first view…';  // not "lost"
         } else {
           connection('lost', 'disconnected');
           status.textContent = `Connection lost; reconnecting in ${detail.wait} s…`;
