@@ -100,6 +100,14 @@ def test_a_finished_match_leads_to_its_replay(web_stack: GatewayStack, http: htt
     page.wait_for_selector("#status.over")
     assert "Match over" in page.locator("#status").inner_text()
     assert "This match has ended" in notice(page)
+    # the end, for people: your place, everyone's score, the tab says it
+    outcome = http.get(f"/matches/{match_id}/views/public").json()["outcome"]
+    ranked = sorted(range(len(outcome["scores"])), key=lambda s: (-outcome["scores"][s], s))
+    place = 1 + sum(1 for s in ranked if outcome["scores"][s] > outcome["scores"][0])
+    assert page.locator("#placing").inner_text().startswith(f"You finished {place}")
+    assert page.locator(".placings li").count() == len(outcome["scores"])
+    assert page.title().startswith("Match over")
+    assert "running" not in page.locator("#side").inner_text()  # the side panel followed the match
     act(page, "Replay it")
     page.wait_for_selector("#board[data-perspective='0']")
     assert page.locator("#verify").get_attribute("data-ok") == "true"
@@ -178,6 +186,10 @@ def test_the_table_tells_the_truth(web_stack: GatewayStack, http: httpx.Client, 
         tokens[1] = join(http, match_id, 1)
         first.wait_for_function("() => !document.getElementById('status').textContent.includes('Waiting for players')")
         assert "running" in first.locator("#side").inner_text()
+        mine = first.locator("#controls .choice").count() > 0  # the tab's title and the panel say whose turn it is
+        assert first.title().startswith("▶ Your turn") == mine
+        assert first.locator("#move.myturn").count() == int(mine)
+        assert "version" not in first.locator("#status").inner_text().lower()
 
         # A second tab whose views stop coming (frozen), as a tab in the background may be behind.
         frozen = {"on": False}
@@ -212,5 +224,15 @@ def test_the_table_tells_the_truth(web_stack: GatewayStack, http: httpx.Client, 
         _move(http, match_id, tokens, "after")
         second.wait_for_function("(v) => Number(document.getElementById('board').dataset.version) > v", arg=before)
         assert "too late" in second.locator("#refusal").inner_text()  # kept across the redraw
+
+        # Resign: a vote to abandon, after a confirm step; the others' agreement ends the match
+        second.on("dialog", lambda dialog: dialog.accept())
+        second.locator("#resign").click()
+        second.wait_for_selector("#notice:not([hidden]) #notice-text")
+        assert "Your vote counts" in second.locator("#notice-text").inner_text()
+        voted = http.post(f"/matches/{match_id}/abandon", headers={"Authorization": f"Bearer {tokens[1]}"})
+        assert voted.json()["abandoned"] is True, voted.text
+        first.wait_for_selector("#status.over")
+        assert "without a winner" in first.locator("#placing").inner_text()
     finally:
         context.close()

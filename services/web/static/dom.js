@@ -48,14 +48,29 @@ export function bodyText(body) {
   return Object.entries(body || {}).map(([k, v]) => `${words(k)} ${valueText(v)}`).join('; ');
 }
 
-// An event as the reader saw it, in words: "v12 · seat 1 (bid amount 5): bid placed — amount 5"
+// A seat as a reader calls it: "you", or "seat 2"
+export const seatName = (seat, reader) => (seat === reader && reader !== null && reader !== undefined ? 'you' : `seat ${seat}`);
+
+// An event as the reader saw it, for people, actor first: "seat 1: bid placed — amount 5" ("You: …" for the
+// reader's own; "The game begins: …" for the set-up, "The service: …" for what no seat did). The version is kept
+// in the element's data, not in the words.
 export function eventText(event, reader) {
   const hidden = event.visible_to !== null && event.visible_to !== undefined && (reader === null || !event.visible_to.includes(reader));
-  let who = event.seat === null || event.seat === undefined ? (event.command_id ? 'the service' : 'set-up') : `seat ${event.seat}`;
-  if (event.command) who += ` (${words(event.command.type || '?')}${Object.keys(event.command.body || {}).length ? ': ' + bodyText(event.command.body) : ''})`;
+  const by = event.seat === null || event.seat === undefined ? (event.command_id ? 'The service' : 'The game begins') : seatName(event.seat, reader);
+  const who = by.charAt(0).toUpperCase() + by.slice(1);
   const body = bodyText(event.body);
-  return { text: `v${event.version} · ${who}: ${words(event.type)}${hidden ? ' (hidden)' : ''}${body ? ' — ' + body : ''}`, hidden };
+  return { text: `${who}: ${words(event.type)}${hidden ? ' (hidden from you)' : ''}${body ? ' — ' + body : ''}`, hidden };
 }
+
+// Places by score, ties sharing a place: [{seat, score, place}] best first
+export function placings(outcome) {
+  const rows = (outcome.scores || []).map((score, seat) => ({ seat, score }));
+  rows.sort((a, b) => b.score - a.score || a.seat - b.seat);
+  rows.forEach((row, i) => { row.place = i > 0 && rows[i - 1].score === row.score ? rows[i - 1].place : i + 1; });
+  return rows;
+}
+
+export const ordinal = (n) => `${n}${n % 10 === 1 && n % 100 !== 11 ? 'st' : n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th'}`;
 
 export function outcomeText(outcome) {
   if (!outcome) return '';

@@ -2,7 +2,7 @@
 // public view; both live over the WebSocket, with the events in words. Only the seat's own subscription is
 // used: the gateway sends a seat nothing of the others' hidden cards.
 import { api, join, key, tokens, Live } from './api.js';
-import { el, clear, eventText, outcomeText } from './dom.js';
+import { el, clear, eventText, outcomeText, placings, ordinal, seatName } from './dom.js';
 import { notify, unnotify, connection } from './notice.js';
 import { boardFor, title } from './boards/index.js';
 import { controls } from './controls.js';
@@ -20,8 +20,11 @@ export function tablePage(root, matchId, seat) {
   const events = el('ol', { class: 'events', id: 'events' });
   const commandBox = el('div', { id: 'commands' });
   const refusal = el('p', { class: 'refusal', id: 'refusal', role: 'status' });  // kept across redraws
+  const ending = el('div', { class: 'panel ending', id: 'ending', hidden: true });
+  const leave = el('button', { type: 'button', id: 'resign', class: 'quiet' }, 'Resign / leave…');
+  const alerts = el('label', { class: 'muted' }, el('input', { type: 'checkbox', id: 'notify-turn' }), ' tell me when it is my turn (browser notification)');
   clear(root, head, status, el('div', { class: 'grid' }, el('div', {}, board, hand),
-    el('aside', {}, playing ? el('div', { class: 'panel' }, el('h2', {}, 'Your move'), refusal, commandBox) : null,
+    el('aside', {}, ending, playing ? el('div', { class: 'panel', id: 'move' }, el('h2', {}, 'Your move'), refusal, commandBox, el('p', {}, alerts), el('p', {}, leave)) : null,
       el('div', { class: 'panel' }, el('h2', {}, 'What happened'), events), side)));
   let game = null;
   let live = null;
@@ -55,6 +58,8 @@ export function tablePage(root, matchId, seat) {
     if (own) clear(hand, el('h2', {}, 'Your hand'), own);
     const mine = playing && !open && (msg.legal || []).length > 0;
     if (msg.finished && shown !== 'finished') waitForPlayers();  // the side panel follows the match to its end
+    turnSignals(mine, msg.finished);
+    if (msg.finished) showEnding(msg);
     if (msg.finished) {
       status.className = 'status over';
       status.textContent = `Match over: ${outcomeText(msg.outcome)}.`;
@@ -64,17 +69,55 @@ export function tablePage(root, matchId, seat) {
       status.textContent = 'Waiting for players: the match begins when every seat is taken.';
     } else if (mine) {
       status.className = 'status turn';
-      status.textContent = `Your turn (version ${msg.version}).`;
+      status.textContent = 'Your turn.';
     } else {
       status.className = 'status';
-      const who = (msg.to_act || []).map((s) => (s === seat ? 'you' : `seat ${s}`)).join(', ');
-      status.textContent = `Version ${msg.version}: waiting for ${who || 'the service'}.`;
+      const who = (msg.to_act || []).map((s) => seatName(s, seat)).join(', ');
+      status.textContent = `Waiting for ${who || 'the service'}.`;
     }
     if (playing) {
       clear(commandBox, mine ? controls(msg.legal, send) : el('p', { class: 'muted' }, msg.finished ? 'The match is over.'
         : open ? 'Nothing to do until every seat is taken.' : 'Nothing to do until it is your turn.'));
     }
   }
+
+  function turnSignals(mine, finished) {  // the tab's title and icon say whose turn it is; a notification if asked
+    const was = document.title.startsWith('▶');
+    document.title = `${mine ? '▶ Your turn · ' : finished ? 'Match over · ' : ''}${title(game)} · airship`;
+    const icon = document.querySelector('link[rel="icon"]');
+    if (icon) icon.href = mine ? '/web/icon-turn.svg' : '/web/icon.svg';
+    document.getElementById('move')?.classList.toggle('myturn', mine);
+    if (mine && !was && document.hidden && alerts.firstChild.checked && window.Notification && Notification.permission === 'granted') {
+      new Notification(`Your turn in ${title(game)}`, { body: `Match ${matchId}, seat ${seat}`, tag: `airship-${matchId}` });
+    }
+  }
+
+  function showEnding(msg) {  // "You finished 2nd of 3", everyone's score and why it ended
+    const outcome = msg.outcome || {};
+    const abandoned = outcome.detail && outcome.detail.abandoned === true;
+    const rows = abandoned ? [] : placings(outcome);
+    const me = rows.find((r) => r.seat === seat);
+    const head = abandoned ? 'The match ended without a winner.'
+      : me ? `You finished ${ordinal(me.place)} of ${rows.length}.` : `${(outcome.winners || []).map((s) => seatName(s, seat)).join(' and ') || 'Nobody'} won.`;
+    const reason = outcome.detail && outcome.detail.reason ? ` It ended: ${String(outcome.detail.reason).replace(/_/g, ' ')}.` : '';
+    ending.hidden = false;
+    ending.replaceChildren(el('h2', {}, 'Result'), el('p', { id: 'placing' }, head + reason),
+      rows.length ? el('ol', { class: 'placings' }, rows.map((r) => el('li', { 'data-seat': r.seat },
+        `${ordinal(r.place)}: ${seatName(r.seat, seat)} — ${r.score} points`))) : el('p', {}, outcomeText(outcome)),
+      el('p', {}, el('a', { href: `#/match/${matchId}/replay?v=${msg.version}&p=${playing ? seat : 'public'}` }, 'Replay it'), ' · ',
+        el('a', { href: '#/' }, 'New match in the lobby')));
+  }
+
+  leave.addEventListener('click', async () => {  // the abandon vote: the match ends when the others agree
+    if (!window.confirm('Vote to end this match early? It ends, without a winner, once every other player agrees (or they stop playing).')) return;
+    try {
+      const answer = await api('POST', `/matches/${encodeURIComponent(matchId)}/abandon`, { token });
+      notify(answer.abandoned ? 'The match is ended.' : `Your vote counts; waiting for ${(answer.waiting_for || []).map((s) => seatName(s, seat)).join(', ') || 'the others'} to agree.`, ways(), 'info');
+    } catch (e) { notify(`Your vote was not taken: ${e.detail || e.message}`, ways()); }
+  });
+  alerts.firstChild.addEventListener('change', async (ev) => {
+    if (ev.target.checked && window.Notification && Notification.permission === 'default') await Notification.requestPermission();
+  });
 
   async function send(type, body) {
     refusal.textContent = '';
