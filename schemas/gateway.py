@@ -81,6 +81,9 @@ class MatchSummary(Wire):
                                  description="Seats flagged for the service's bots: seat (as text) -> strength.")
     abandoned: bool = Field(default=False, description="Ended early by its players' agreement (the status is "
                                                         "then 'finished'; no command is accepted).")
+    players: dict[str, str] = Field(default_factory=dict,
+                                    description="Seats taken by registered players (with their API key): seat (as "
+                                                "text) -> name.")
     reserved: dict[str, str] = Field(default_factory=dict,
                                      description="Seats of a rated match: seat (as text) -> the registered player who "
                                                  "plays it. Only that player may take it (with its API key); never "

@@ -28,6 +28,12 @@ class PlayerKey(_Wire):
     api_key: str = Field(description="Send as 'X-Airship-Key: <key>' when joining a seat. Shown once; keep it secret.")
 
 
+class PlayerName(_Wire):
+    """Who an API key belongs to (``GET /players/me``): for a client (the web app) that holds a key."""
+
+    name: str
+
+
 class CreateRatedMatch(_Request):
     players: list[str] = Field(min_length=2, max_length=16,
                                description="Seat i is reserved for players[i]: joined only with that player's key.")

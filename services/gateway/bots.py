@@ -32,6 +32,7 @@ from services.gateway.shared_limits import Limit
 from services.gateway.wire import Refused, encode, read_body
 from services.logs import get_logger
 from services.pipeline.redis_streams import text
+from services.ratings.players import link_fields, links_from
 
 log = get_logger("gateway")
 MatchId = Annotated[str, PathParam(pattern=MATCH_ID)]
@@ -120,12 +121,26 @@ class BotSeatStore:
 
 
 async def with_bot_flags(st: State, summaries: list[MatchSummary]) -> list[MatchSummary]:
-    """The summaries with their seats flagged for bots (one pipelined read; an archived match has none)."""
+    """The summaries with their seats flagged for bots and the registered players who took seats (one pipelined
+    read of the gw hashes and the seat-players links; an archived match has neither)."""
     if not summaries:
         return summaries
-    flags = await BotSeatStore(st.store).flags([s.match_id for s in summaries])
-    return [s.model_copy(update={"bots": wire_flags(flags[s.match_id])}) if flags.get(s.match_id) else s
-            for s in summaries]
+    k = st.settings.keys
+    pipe = st.redis.pipeline(transaction=False)
+    for s in summaries:
+        pipe.hgetall(k.gw(s.match_id))
+        pipe.hmget(k.seat_players(k.partition(s.match_id)), link_fields(s.match_id, s.seats))
+    replies = await pipe.execute()
+    out = []
+    for s, gw, links in zip(summaries, replies[::2], replies[1::2], strict=True):
+        seated, _ = links_from(links)
+        update: dict[str, Any] = {}
+        if flags := bot_flags(gw or {}):
+            update["bots"] = wire_flags(flags)
+        if seated:
+            update["players"] = {str(seat): name for seat, name in sorted(seated.items())}
+        out.append(s.model_copy(update=update) if update else s)
+    return out
 
 
 def add_bot_routes(app: FastAPI) -> None:

@@ -26,6 +26,7 @@ from schemas.players import (
     LadderAnswer,
     PlayerHistory,
     PlayerKey,
+    PlayerName,
     RegisterPlayer,
     Standing,
 )
@@ -102,6 +103,16 @@ def registrations(per_hour: int) -> Limit:
 
 
 def add_player_routes(app: FastAPI) -> None:
+    @app.get("/players/me", response_model=PlayerName, tags=["players"], responses=problems(401))
+    async def me(request: Request) -> Response:
+        """The name of the player whose API key (``X-Airship-Key``) the request carries: 401 without one or for a
+        key that is no player's. A client checks a key with it before keeping it (the web app's sign-in)."""
+        st = await limited(request)
+        name = await player_of(st, request)
+        if name is None:
+            raise Refused(401, "unauthorized", f"an API key is required ({API_KEY_HEADER})")
+        return encode(request, PlayerName(name=name))
+
     @app.post("/players", response_model=PlayerKey, status_code=201, tags=["players"],
               openapi_extra=body_of(RegisterPlayer), responses={**problems(409, 413), 429: {
                   **problems()[429], "description": "`registration_quota`: this address (an IPv6 address: its /64) "

@@ -513,7 +513,7 @@ ALLOWED: dict[str, list[tuple[str, ...]]] = {
         # key's player, the rated match's players, the standings and a history
         ("EVALSHA", SHA, "2", PNAMES, PKEYS), ("HSETNX", PNAMES, "ann", "r"), ("HSETNX", PKEYS, "h", "ann"),
         ("HEXISTS", PKEYS, "h"), ("HGET", PNAMES, "ann"),
-        ("HGET", PKEYS, "h"), ("HMGET", PNAMES, "ann", "bob"),
+        ("HGET", PKEYS, "h"), ("HMGET", PNAMES, "ann", "bob"), ("HMGET", LINKS, "m1.0", "m1.1", "m1.created"),
         ("GET", STANDINGS), ("HGET", HISTORY, "ann"),
         # the arena (services.ratings.arena): its scripts on the {arena} keys, and the match's creation flag
         ("EVALSHA", SHA, "1", AWAIT), ("ZRANGEBYSCORE", AWAIT, "-inf", "(1", "LIMIT", "0", "100"),

@@ -12,10 +12,11 @@ export class Problem extends Error {
   }
 }
 
-export async function api(method, path, { body, token } = {}) {
+export async function api(method, path, { body, token, apiKey } = {}) {
   const headers = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (token) headers.Authorization = `Bearer ${token}`;
+  if (apiKey) headers['X-Airship-Key'] = apiKey;
   let response;
   try {
     response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -50,8 +51,27 @@ export const tokens = {
   seats(matchId) { return Object.keys(this.of(matchId)).map(Number).sort((a, b) => a - b); },
 };
 
-export async function join(matchId, seat) {
-  const got = await api('POST', `/matches/${encodeURIComponent(matchId)}/seats`, { body: seat == null ? {} : { seat } });
+// -- who plays here: a registered player's name and API key, kept in this browser ("airship.player") ---------
+export const identity = {
+  get() {
+    try { const me = JSON.parse(localStorage.getItem('airship.player') || 'null'); return me && me.name && me.key ? me : null; } catch (e) { return null; }
+  },
+  async signUp(name) {  // registers the name; the key is shown once, so it is kept here at once
+    const got = await api('POST', '/players', { body: { name } });
+    localStorage.setItem('airship.player', JSON.stringify({ name: got.name, key: got.api_key }));
+    return got;
+  },
+  async signIn(key) {  // a key from elsewhere (another browser, a bot's config): checked, then kept
+    const me = await api('GET', '/players/me', { apiKey: key });
+    localStorage.setItem('airship.player', JSON.stringify({ name: me.name, key }));
+    return me;
+  },
+  signOut() { localStorage.removeItem('airship.player'); },
+};
+
+export async function join(matchId, seat) {  // signed in: the seat is linked to the player (and a rated seat opens)
+  const me = identity.get();
+  const got = await api('POST', `/matches/${encodeURIComponent(matchId)}/seats`, { body: seat == null ? {} : { seat }, apiKey: me ? me.key : null });
   tokens.put(matchId, got.seat, got.token);
   return got.seat;
 }

@@ -1,6 +1,6 @@
 // The lobby: create a match (game, seats, options with their explanations), take a seat, give the empty
 // seats to the service's bots, and the open, running and finished matches (refreshed every few seconds).
-import { api, join, tokens } from './api.js';
+import { api, identity, join, tokens } from './api.js';
 import { el, clear, words, valueText } from './dom.js';
 import { notify } from './notice.js';
 import { title } from './boards/index.js';
@@ -62,7 +62,8 @@ export function lobbyPage(root) {
         options[input.dataset.option] = kind === 'bool' ? input.checked : kind === 'number' ? Number(input.value) : input.value;
       }
       const game = form.querySelector('#game').value;
-      const match = await api('POST', '/matches', { body: { game, seats: Number(form.querySelector('#seats').value), options, reveal_log: form.querySelector('#reveal').checked } });
+      const me = identity.get();
+      const match = await api('POST', '/matches', { body: { game, seats: Number(form.querySelector('#seats').value), options, reveal_log: form.querySelector('#reveal').checked }, apiKey: me ? me.key : null });
       let seat = null;
       if (form.querySelector('#me').value === 'first') seat = await join(match.match_id, null);
       const others = form.querySelector('#others').value;
@@ -99,9 +100,13 @@ export function lobbyPage(root) {
     const mine = tokens.seats(match.match_id);
     return el('span', { class: 'seatchips' }, Array.from({ length: match.seats }, (_, s) => {
       const bot = match.bots && match.bots[String(s)];
-      const player = (match.reserved || {})[String(s)];  // a rated seat: only its registered player takes it
+      const player = (match.players || {})[String(s)] || (match.reserved || {})[String(s)];  // a registered player's seat
       const free = match.seats_free.includes(s);
-      if (mine.includes(s)) return el('a', { class: 'chip mine', href: `#/match/${match.match_id}/seat/${s}` }, `seat ${s}: you`);
+      const me = identity.get();
+      if (mine.includes(s)) return el('a', { class: 'chip mine', href: `#/match/${match.match_id}/seat/${s}` }, `seat ${s}: you${player ? ` (${player})` : ''}`);
+      if (player && free && match.status === 'open' && me && me.name === player) {  // a rated seat kept for me
+        return el('button', { type: 'button', class: 'chip', 'data-join': s, onclick: () => seatAction(match, s) }, `take your seat ${s}`);
+      }
       if (player) return el('span', { class: 'chip player', 'data-player': player }, `seat ${s}: ${player}${free && match.status === 'open' ? ' (waiting)' : ''}`);
       if (bot) return el('span', { class: 'chip bot', 'data-bot': bot }, `seat ${s}: ${bot} bot${free ? ' (waiting)' : ''}`);
       if (free && match.status === 'open') return el('button', { type: 'button', class: 'chip', 'data-join': s, onclick: () => seatAction(match, s) }, `take seat ${s}`);

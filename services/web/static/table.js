@@ -32,6 +32,8 @@ export function tablePage(root, matchId, seat) {
   let poll = null;
   let open = true;  // until the lobby says every seat is taken: nobody acts yet, whatever a view says
   let shown = null;  // the status the side panel shows
+  let names = {};  // seat -> the registered player who plays it (from the match's summary)
+  const who = (s) => (s === seat && playing ? 'you' : names[String(s)] ? `${names[String(s)]} (seat ${s})` : seatName(s, seat));
 
   const ways = () => [['Back to the lobby', '#/']];
 
@@ -72,8 +74,8 @@ export function tablePage(root, matchId, seat) {
       status.textContent = 'Your turn.';
     } else {
       status.className = 'status';
-      const who = (msg.to_act || []).map((s) => seatName(s, seat)).join(', ');
-      status.textContent = `Waiting for ${who || 'the service'}.`;
+      const waitingFor = (msg.to_act || []).map(who).join(', ');
+      status.textContent = `Waiting for ${waitingFor || 'the service'}.`;
     }
     if (playing) {
       clear(commandBox, mine ? controls(msg.legal, send) : el('p', { class: 'muted' }, msg.finished ? 'The match is over.'
@@ -98,12 +100,12 @@ export function tablePage(root, matchId, seat) {
     const rows = abandoned ? [] : placings(outcome);
     const me = rows.find((r) => r.seat === seat);
     const head = abandoned ? 'The match ended without a winner.'
-      : me ? `You finished ${ordinal(me.place)} of ${rows.length}.` : `${(outcome.winners || []).map((s) => seatName(s, seat)).join(' and ') || 'Nobody'} won.`;
+      : me ? `You finished ${ordinal(me.place)} of ${rows.length}.` : `${(outcome.winners || []).map(who).join(' and ') || 'Nobody'} won.`;
     const reason = outcome.detail && outcome.detail.reason ? ` It ended: ${String(outcome.detail.reason).replace(/_/g, ' ')}.` : '';
     ending.hidden = false;
     ending.replaceChildren(el('h2', {}, 'Result'), el('p', { id: 'placing' }, head + reason),
       rows.length ? el('ol', { class: 'placings' }, rows.map((r) => el('li', { 'data-seat': r.seat },
-        `${ordinal(r.place)}: ${seatName(r.seat, seat)} — ${r.score} points`))) : el('p', {}, outcomeText(outcome)),
+        `${ordinal(r.place)}: ${who(r.seat)} — ${r.score} points`))) : el('p', {}, outcomeText(outcome)),
       el('p', {}, el('a', { href: `#/match/${matchId}/replay?v=${msg.version}&p=${playing ? seat : 'public'}` }, 'Replay it'), ' · ',
         el('a', { href: '#/' }, 'New match in the lobby')));
   }
@@ -142,6 +144,7 @@ export function tablePage(root, matchId, seat) {
     clearTimeout(poll);
     try {
       const m = await api('GET', `/matches/${encodeURIComponent(matchId)}`);
+      names = { ...(m.reserved || {}), ...(m.players || {}) };
       const began = open && m.status !== 'open';
       open = m.status === 'open';
       shown = m.status;
@@ -154,7 +157,9 @@ export function tablePage(root, matchId, seat) {
           el('p', {}, el('a', { href: '#/' }, 'Invite someone from the lobby')));
         poll = setTimeout(waitForPlayers, 1500);
       } else {
+        const people = Object.entries(names).map(([s, name]) => `${name} (seat ${s})`).join(', ');
         side.replaceChildren(el('h2', {}, title(m.game)), el('p', { class: 'muted' }, `${m.seats} seats · ${m.status}`),
+          people ? el('p', { id: 'people' }, `Players: ${people}`) : null,
           el('p', {}, el('a', { href: `#/match/${matchId}/watch` }, 'spectator view'), ' · ', el('a', { href: '#/' }, 'lobby')));
       }
     } catch (e) { poll = setTimeout(waitForPlayers, 3000); }
