@@ -81,6 +81,8 @@ class MatchSummary(Wire):
                                  description="Seats flagged for the service's bots: seat (as text) -> strength.")
     abandoned: bool = Field(default=False, description="Ended early by its players' agreement (the status is "
                                                         "then 'finished'; no command is accepted).")
+    rematch: str | None = Field(default=None, description="A finished match's rematch, once a seat asked for one "
+                                "(POST /matches/{id}/rematch): take the same seat number in it.")
     players: dict[str, str] = Field(default_factory=dict,
                                     description="Seats taken by registered players (with their API key): seat (as "
                                                 "text) -> name.")

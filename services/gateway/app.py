@@ -256,6 +256,7 @@ def create_app(settings: Settings, r: aioredis.Redis | None = None) -> FastAPI:
     from services.gateway.arena import add_arena_routes
     from services.gateway.bots import add_bot_routes
     from services.gateway.players import add_player_routes
+    from services.gateway.rematch import add_rematch_route
     from services.gateway.replays import add_replay_routes
     from services.gateway.ws import add_websocket
     from services.web import add_web
@@ -264,6 +265,7 @@ def create_app(settings: Settings, r: aioredis.Redis | None = None) -> FastAPI:
     add_bot_routes(app)
     add_player_routes(app)
     add_arena_routes(app)
+    add_rematch_route(app)
     add_replay_routes(app)
     add_web(app)
     return app

@@ -30,6 +30,7 @@ COSTS: dict[tuple[str, str], int] = {
     ("POST", "/matches/{match_id}/commands"): 2,
     ("POST", "/matches/{match_id}/abandon"): 3,
     ("POST", "/matches/{match_id}/bots"): 3,
+    ("POST", "/matches/{match_id}/rematch"): 5,  # as a creation
     ("GET", "/matches/{match_id}/log"): 4,  # plus LOG_EVENTS_PER_UNIT below, unless a finished log is cached
     ("GET", "/matches/{match_id}/replay"): 10,  # a replay is built (kept once built)
     ("GET", "/matches/{match_id}/replay/{version}"): 3,

@@ -94,7 +94,8 @@ def summary(meta: MatchMeta, version: int) -> MatchSummary:
     return MatchSummary(match_id=meta.match_id, game=meta.game, seats=meta.seats, seats_free=free,
                         status=meta.status, options=meta.options, version=version, reveal_log=meta.reveal_log,
                         abandoned=getattr(meta, "abandoned", False),
-                        reserved={str(s): name for s, name in sorted(getattr(meta, "reserved", {}).items())})
+                        reserved={str(s): name for s, name in sorted(getattr(meta, "reserved", {}).items())},
+                        rematch=getattr(meta, "rematch", None))
 
 
 class Gateway:

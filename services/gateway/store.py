@@ -55,6 +55,7 @@ class GatewayMeta(MatchMeta):
     abandoned: bool = False
     abandon_votes: dict[int, tuple[int, int]] = {}  # seat -> (version voted at, time in ms)
     reserved: dict[int, str] = {}  # seat -> the registered player it is reserved for (a rated match)
+    rematch: str | None = None  # the match asked for as its rematch (services.gateway.rematch)
 
 
 def gateway_meta(reply: object, gw: object = None) -> GatewayMeta:
@@ -68,7 +69,9 @@ def gateway_meta(reply: object, gw: object = None) -> GatewayMeta:
             votes[int(key[len(ABANDON_VOTE):])] = (int(version), int(ms or 0))
     reserved = {int(k[len(RESERVE):]): v.decode() for k, v in h.items()
                 if k.startswith(RESERVE.encode()) and k[len(RESERVE):].isdigit()}
-    return GatewayMeta(**dict(meta), abandoned=h.get(b"abandoned") == b"1", abandon_votes=votes, reserved=reserved)
+    rematch = h.get(b"rematch")
+    return GatewayMeta(**dict(meta), abandoned=h.get(b"abandoned") == b"1", abandon_votes=votes, reserved=reserved,
+                       rematch=rematch.decode() if rematch else None)
 
 
 def command_digest(envelope: CommandEnvelope) -> str:

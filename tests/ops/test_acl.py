@@ -507,6 +507,7 @@ ALLOWED: dict[str, list[tuple[str, ...]]] = {
         ("EVALSHA", SHA, "1", GW), ("EVAL", "return 1", "1", GW), ("EVALSHA", SHA, "2", GW, K.bots_wanted(P)),
         ("SCRIPT", "LOAD", "return 1"), ("EXISTS", META), ("HSET", GW, "abandon:0", "3:1"),
         ("HSET", GW, "bot:1", "heuristic"), ("HSET", GW, "abandoned", "1"), ("HGETALL", GW),
+        ("HSETNX", GW, "rematch", "m2"),
         ("ZADD", K.bots_wanted(P), "1", "m1"), ("ZREM", K.bots_wanted(P), "m1"), ("ZADD", MATCHES, "XX", "1", "m1"),
         ("PING",),
         # players and the ladder (services/gateway/players.py): register (a script on both player hashes), a

@@ -108,6 +108,20 @@ def test_a_finished_match_leads_to_its_replay(web_stack: GatewayStack, http: htt
     assert page.locator(".placings li").count() == len(outcome["scores"])
     assert page.title().startswith("Match over")
     assert "running" not in page.locator("#side").inner_text()  # the side panel followed the match
+    # a rematch with the same seats: seat 0 here, seat 1 the service's bots again
+    page.locator("#rematch").click()
+    page.wait_for_function("(old) => !location.hash.includes(old) && location.hash.endsWith('/seat/0')", arg=match_id)
+    again = page.evaluate("() => location.hash.split('/')[2]")
+    summary = wait_status(http, again, "running")  # the bots took seat 1 again
+    assert summary["game"] == "mad-zeppelin" and summary["seats"] == 2
+    asked = http.post(f"/matches/{match_id}/rematch", headers={"Authorization": f"Bearer {token}"})
+    assert asked.status_code == 200 and asked.json()["match_id"] == again  # once: the same rematch for every seat
+    assert http.get(f"/matches/{match_id}").json()["rematch"] == again
+    new_token = page.evaluate("(id) => JSON.parse(localStorage.getItem('airship.match.' + id))['0']", again)
+    early = http.post(f"/matches/{again}/rematch", headers={"Authorization": f"Bearer {new_token}"})
+    assert early.status_code == 409, early.text  # not over yet
+    page.goto(f"{web_stack.url}/#/match/{match_id}/seat/0")
+    page.wait_for_selector("#status.over")
     act(page, "Replay it")
     page.wait_for_selector("#board[data-perspective='0']")
     assert page.locator("#verify").get_attribute("data-ok") == "true"

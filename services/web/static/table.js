@@ -106,8 +106,30 @@ export function tablePage(root, matchId, seat) {
     ending.replaceChildren(el('h2', {}, 'Result'), el('p', { id: 'placing' }, head + reason),
       rows.length ? el('ol', { class: 'placings' }, rows.map((r) => el('li', { 'data-seat': r.seat },
         `${ordinal(r.place)}: ${who(r.seat)} — ${r.score} points`))) : el('p', {}, outcomeText(outcome)),
+      playing ? el('p', { id: 'rematch-line' }, rematchButton()) : null,
       el('p', {}, el('a', { href: `#/match/${matchId}/replay?v=${msg.version}&p=${playing ? seat : 'public'}` }, 'Replay it'), ' · ',
         el('a', { href: '#/' }, 'New match in the lobby')));
+    if (playing) watchForRematch();
+  }
+
+  function rematchButton(offered) {  // the same match again, the same seats: ask for it, or take it when offered
+    const label = offered ? `Rematch offered: take seat ${seat}` : 'Rematch with the same seats';
+    return el('button', { type: 'button', id: 'rematch', class: offered ? 'primary' : '', onclick: async () => {
+      try {
+        const next = offered || (await api('POST', `/matches/${encodeURIComponent(matchId)}/rematch`, { token })).match_id;
+        if (!tokens.get(next, seat)) await join(next, seat);
+        location.hash = `#/match/${next}/seat/${seat}`;
+      } catch (e) { notify(`No rematch: ${e.detail || e.message}`, ways()); }
+    } }, label);
+  }
+
+  function watchForRematch(tries = 200) {  // another seat may ask first: its rematch is offered here
+    clearTimeout(poll);
+    api('GET', `/matches/${encodeURIComponent(matchId)}`).then((m) => {
+      const line = document.getElementById('rematch-line');
+      if (m.rematch && line) line.replaceChildren(rematchButton(m.rematch));
+      else if (tries > 0) poll = setTimeout(() => watchForRematch(tries - 1), 3000);
+    }).catch(() => { if (tries > 0) poll = setTimeout(() => watchForRematch(tries - 1), 3000); });
   }
 
   leave.addEventListener('click', async () => {  // the abandon vote: the match ends when the others agree
