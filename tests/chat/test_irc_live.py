@@ -235,7 +235,8 @@ def test_two_tables_played_to_the_end_through_a_flood_a_nick_takeover_and_restar
         served = board_lines()[1].at  # the board's last line: the flood has been answered
         flood_window = [lat for b in bots["#modern"] for at, lat in b.latencies if flood_at <= at <= served + 2]
 
-        # cid leaves IRC; somebody takes the nick 'cid' (same user, same host): no hand, no moves, no prompt.
+        # cid leaves IRC; somebody takes the nick 'cid' (another user on the same host): no hand, no moves, no
+        # prompt. (The same user@host would sit again for a while: RECONNECT_S, a dropped connection.)
         cid_bot = bots["#zeiten"][2]
         cid_bot.hold.set()
         cid = cid_bot.irc
@@ -243,7 +244,7 @@ def test_two_tables_played_to_the_end_through_a_flood_a_nick_takeover_and_restar
         assert code, "cid was given a claim code"
         cid.close()
         spectator.wait_for(r"cid left IRC; the seat waits", sender=BRIDGE, keep_others=True)
-        mallory = IrcPlayer(port, "cid", user="cid")
+        mallory = IrcPlayer(port, "cid", user="mallory")
         people.append(mallory)
         mallory.join("#zeiten")
         mallory.say(BRIDGE, "board")

@@ -15,7 +15,7 @@ from schemas.gateway import abandon_agreed, abandon_waiting_for
 from services.chat.irc.bridge import BridgeSettings, IrcBridge
 from services.chat.irc.outbox import Line
 from services.chat.irc.protocol import parse
-from services.chat.irc.seats import Sender
+from services.chat.irc.seats import RECONNECT_S, Sender
 from services.chat.irc.store import TableStore
 from services.chat.irc.tables import Tables
 from services.pipeline.client import Client
@@ -126,6 +126,26 @@ def test_the_player_to_act_is_prompted_first_and_the_others_hear_only_what_chang
     assert texts(t.on_private(Sender("robert", BOB.userhost), "take 1")) == ["OK: take n=1"]
 
 
+def test_a_player_cut_off_by_the_network_keeps_the_seat() -> None:
+    """#33: an IRC server restart or a netsplit cost players their seats. A QUIT the network caused keeps the seat
+    as it is; any other QUIT lets the same nick from the same user@host sit again for a while, no code needed."""
+    t = seated_nim()
+    t.poll()
+    for reason in ("hub.example.net leaf.example.net", "*.net *.split", "Server shutting down", "Server going down"):
+        assert texts(t.on_quit(BOB, reason), "#t") == ["bob was cut off by the network; the seat is kept."]
+        assert not t.tables["#t"].players[1].record.away
+        assert texts(t.on_join("#t", BOB), "#t") == ["bob is back."]
+    assert texts(t.on_quit(BOB, "Ping timeout: 240 seconds"), "#t") == ["bob left IRC; the seat waits for bob to "
+                                                                       "come back."]
+    elsewhere = t.on_channel("#t", Sender("bob", "bob@elsewhere"), "take 1")  # another host: not him, told how
+    assert texts(elsewhere, "#t") == [] and "claim <code>" in texts(elsewhere, "bob")[0]
+    assert texts(t.on_join("#t", BOB), "#t") == ["bob is back."]  # the same nick and user@host, soon: his seat
+    assert not t.tables["#t"].players[1].record.away
+    t.on_private(ANN, "take 1")
+    t.poll()
+    assert texts(t.on_private(BOB, "take 1")) == ["OK: take n=1"]
+
+
 def test_a_typo_from_a_seated_player_gets_the_closest_legal_forms_privately() -> None:
     t = seated_nim()
     t.poll()
@@ -146,6 +166,7 @@ def test_a_seat_belongs_to_its_player_not_to_the_nick() -> None:
     assert "You have no seat" in texts(t.on_private(other_host, "board"))[0]
     left = t.on_quit(BOB)
     assert texts(left, "#t") == ["bob left IRC; the seat waits for bob to come back."]
+    t.tables["#t"].players[1].record.away_since -= RECONNECT_S + 1  # long gone: the nick is anybody's now
     # Somebody takes the nick, even from the same user@host: no hand, no moves, no prompt.
     assert "waits for the player who left" in texts(t.on_private(EVE_AS_BOB, "board"))[0]
     assert "waits for the player who left" in texts(t.on_channel("#t", EVE_AS_BOB, "take 1"))[0]

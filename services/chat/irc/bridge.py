@@ -185,7 +185,7 @@ class IrcBridge:
             elif connection is not None:
                 connection.join(message.param(0))
         elif command == "QUIT" and not mine:
-            self._say(self.tables.on_quit(sender))
+            self._say(self.tables.on_quit(sender, message.param(0)))
             self._accounts.pop(message.nick.lower(), None)
         elif command == "NICK" and not mine:
             new = message.param(0)

@@ -35,7 +35,8 @@ class SeatRecord:
     userhost: str | None = None  # user@host as the server showed it when the player last spoke or joined
     account: str | None = None  # the services account, where the server names one
     claim_hash: str = ""  # sha256 of the claim code the player was given
-    away: bool = False  # the player left IRC: only his account or his claim code gets the seat back
+    away: bool = False  # the player left IRC: his account, his claim code, or (for a while) his nick and user@host
+    away_since: float = 0.0  # when he left (seconds since the epoch)
 
 
 @dataclass

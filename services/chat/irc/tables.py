@@ -34,7 +34,15 @@ from schemas.gateway import ABANDON_IDLE_S, abandon_agreed, abandon_waiting_for
 from services.chat.adapter import ChatAdapter, get_adapter
 from services.chat.chatform import ChatFormError, Shape, read_plain
 from services.chat.irc.outbox import Cooldowns, Line
-from services.chat.irc.seats import Sender, claim_hash, claim_matches, is_seated, new_claim_code, same_nick
+from services.chat.irc.seats import (
+    Sender,
+    claim_hash,
+    claim_matches,
+    is_seated,
+    network_quit,
+    new_claim_code,
+    same_nick,
+)
 from services.chat.irc.store import SeatRecord, StoreError, TableRecord, TableStore
 from services.chat.session import HELP_WORDS, SESSION_WORDS, ChatSession, near_misses
 from services.client.errors import GatewayError, NotFound
@@ -229,17 +237,24 @@ class Tables:
             return [self._line(table, table.channel, f"{player.nick} left {table.channel}; the seat is kept, and "
                                                      f"commands to me privately still play it.")]
 
-    def on_quit(self, sender: Sender) -> list[Line]:
-        """A seated player left IRC: his seat waits for his account or his claim code."""
+    def on_quit(self, sender: Sender, reason: str = "") -> list[Line]:
+        """A seated player left IRC: his seat waits for his account, for him as he was (the same nick and
+        user@host, for :data:`RECONNECT_S`), or his claim code. A QUIT the network caused (a netsplit, the server
+        going down) keeps the seat as it is."""
         with self._lock:
             out: list[Line] = []
+            cut_off = network_quit(reason)
             for table in self.tables.values():
                 player = table.player_of(sender)
                 if player is None or table.finished:
                     continue
                 player.in_channel = player.present = False
+                if cut_off:
+                    out.append(self._line(table, table.channel, f"{player.nick} was cut off by the network; the "
+                                                                f"seat is kept."))
+                    continue
                 if player.record.account is None:
-                    player.record.away = True
+                    player.record.away, player.record.away_since = True, time.time()
                 out.append(self._line(table, table.channel, f"{player.nick} left IRC; the seat waits for "
                                                             f"{player.nick} to come back."))
             if out:
@@ -277,6 +292,8 @@ class Tables:
             player.present = True
             player.session.reprompt()
         changed = False
+        if player.record.away:  # back as he left (is_seated): the seat is his again
+            player.record.away, player.record.away_since, changed = False, 0.0, True
         if sender.userhost and player.record.userhost != sender.userhost and player.record.account is None:
             player.record.userhost, changed = sender.userhost, True
         if changed:
@@ -316,7 +333,8 @@ class Tables:
                 name, _, text = text.partition(" ")
                 seated = [(t, p) for t, p in seated if t.key == name.lower()]
                 if not seated:
-                    return [Line(sender.nick, f"You have no seat at {name}.")]
+                    return [Line(sender.nick, f"You have no seat at {name}. If you sat there before, write 'claim "
+                                              f"<code>' to me with the code I gave you; else '!join' in {name}.")]
                 if not text.strip():
                     return [Line(sender.nick, f"Write a command after the table, like '{name} help'.")]
             if not seated:
@@ -346,7 +364,8 @@ class Tables:
         if waiting:
             return (f"The seat of {sender.nick} at {', '.join(waiting)} waits for the player who left IRC. If that "
                     f"is you, write 'claim <code>' to me with the code I gave you when you sat down.")
-        return "You have no seat. Join a match in its channel with '!join' ('!help' there)."
+        return ("You have no seat. If you had one, write 'claim <code>' to me with the code I gave you when you sat "
+                "down; else join a match in its channel with '!join' ('!help' there).")
 
     def _claim(self, sender: Sender, code: str) -> list[Line]:
         tried = f"claim:{(sender.userhost or sender.nick).lower()}"  # a wrong code slows its own sender down
