@@ -278,11 +278,11 @@ class ChatSession:
             return Answer([f"No answer to '{shown}' within {self.timeout_s:g}s; the service may be down. "
                            f"Try again later."])
         except GatewayError as e:
-            return Answer([f"Refused '{shown}': {e}."])
+            return Answer([f"Refused '{quoted(shown)}': {e}."])
         if result.status == "rejected":
             self.record = self.client.view(self.match_id, self.seat, token=self.credential) or self.record
             help_ = self.adapter.describe_legal(self.legal) if self.legal else self._waiting()
-            return Answer([self.named(f"Refused '{shown}': {result.reason}. {help_}")])
+            return Answer([self.named(f"Refused '{quoted(shown)}': {result.reason}. {help_}")])
         lines = [f"OK: {shown}"]
         if self.feed == "private":  # a chat network: the poster tells what follows
             return Answer(lines, accepted=True)
@@ -308,6 +308,11 @@ class ChatSession:
         verdict = "You won!" if self.seat in winners else ("Nobody won." if not winners else
                                                          f"Won by {', '.join(self.names(w) for w in winners)}.")
         return f"{verdict} Scores: {', '.join(f'{self.names(s)}: {p}' for s, p in enumerate(scores))}.".strip()
+
+
+def quoted(text: str, most: int = 30) -> str:
+    """What someone wrote, as a reply quotes it: at most ``most`` characters (a flood of text is not echoed)."""
+    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 def near_misses(word: str, words: Sequence[str], n: int = 2) -> list[str]:

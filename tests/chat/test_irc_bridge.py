@@ -133,7 +133,7 @@ def test_a_nim_match_over_irc(bridge: IrcBridge, irc_port: int, service: MemoryB
         assert all(moves), "each player moved"
         watcher.wait_for("The match is over. Won by (alice|bob)", sender=BRIDGE)
         channel = watcher.texts(BRIDGE)
-        assert any("Next: alice." in t or "Next: bob." in t for t in channel)
+        assert any(t in ("alice: your move.", "bob: your move.") for t in channel)  # nick first, a line of its own
         assert not watcher.texts(BRIDGE, private=True), "a spectator is told nothing privately"
         assert_private_views_stay_private(players, readable_lines(service.store, match_id, "nim", 2,
                                                                   ["alice", "bob"]), watcher)

@@ -75,7 +75,7 @@ def test_table_commands_answer_in_the_channel() -> None:
     assert "I do not know '!dance'" in texts(t.on_channel("#t", "ann", "!dance"))[0]
     assert "Did you mean !join?" in texts(t.on_channel("#t", "ann", "!jion"))[0]
     assert "write '!new <game> <players>" in texts(t.on_channel("#t", "ann", "!new nim"))[0]
-    assert "unknown game 'chess'" in texts(t.on_channel("#t", "ann", "!new chess 2"))[0]
+    assert "do not know the game 'chess'" in texts(t.on_channel("#t", "ann", "!new chess 2"))[0]
     assert "nim needs 2 to 4 players" in texts(t.on_channel("#t", "ann", "!new nim 9"))[0]
     assert "options look like name=value" in texts(t.on_channel("#t", "ann", "!new nim 2 fast"))[0]
     assert "no match is open here" in texts(t.on_channel("#t", "ann", "!join"))[0]
@@ -116,7 +116,7 @@ def test_the_player_to_act_is_prompted_first_and_the_others_hear_only_what_chang
     assert t.on_channel("#t", ANN, "take 2") == []  # accepted: the channel shows it, no private "OK"
     news = t.poll()
     assert news[0].target == "bob" and texts(news, "bob")[-1].startswith("Your move.")
-    assert texts(news, "#t") == ["ann: Taken seat=0 n=2", "Next: bob."]
+    assert texts(news, "#t") == ["ann: Taken seat=0 n=2", "bob: your move."]
     assert news.index(next(x for x in news if x.target == "bob")) < news.index(next(x for x in news
                                                                                  if x.target == "#t"))
     assert texts(t.on_private(BOB, "take 9"))[0].startswith("Refused 'take n=9'")
@@ -124,6 +124,36 @@ def test_the_player_to_act_is_prompted_first_and_the_others_hear_only_what_chang
     assert "work in a channel" in texts(t.on_private(BOB, "!join"))[0]
     assert texts(t.on_nick(BOB, "robert"), "#t") == ["bob is now robert, still seated."]
     assert texts(t.on_private(Sender("robert", BOB.userhost), "take 1")) == ["OK: take n=1"]
+
+
+def test_the_small_courtesies_of_a_table() -> None:
+    """#33's small ones: a game's name with spaces is read as written in the README, a near miss is named, a long
+    input is not echoed whole, a joiner is greeted once (privately), and the turn line starts with the nick."""
+    t = tables()
+    assert "Did you mean nim" in texts(t.on_channel("#t", ANN, "!new nmi 2"))[0]
+    long = "x" * 300
+    assert long not in texts(t.on_channel("#t", ANN, f"!{long}"))[0]
+    assert "!" + "x" * 29 + "…" in texts(t.on_channel("#t", ANN, f"!{long}"))[0]
+    assert "New match of nim" in texts(t.on_channel("#t", ANN, "!new nim 2 seed=3"))[0]
+    greeting = t.on_join("#t", Sender("carl", "c@h"))
+    assert [x.target for x in greeting] == ["carl"] and "Welcome to #t: a match of nim" in greeting[0].text
+    assert t.on_join("#t", Sender("carl", "c@h")) == []  # once a period, however often he joins
+    t.on_channel("#t", ANN, "!join 0")
+    t.on_channel("#t", BOB, "!join 1")
+    t.poll()
+    t.on_private(ANN, "take 1")
+    lines = t.poll()
+    turn = [x for x in lines if x.target == "#t" and x.text.endswith(": your move.")]
+    assert turn and turn[0].whole and turn[0].text.split(":")[0] in ("ann", "bob")
+
+
+def test_a_game_name_may_be_written_with_spaces() -> None:
+    from services.games import GAMES
+
+    spaced = next(name for name in GAMES if "-" in name)
+    t = tables()
+    answer = texts(t.on_channel("#t", ANN, f"!new {spaced.replace('-', ' ').title()} 2"))[0]
+    assert f"New match of {spaced}" in answer, answer
 
 
 def test_a_player_cut_off_by_the_network_keeps_the_seat() -> None:

@@ -44,7 +44,7 @@ from services.chat.irc.seats import (
     same_nick,
 )
 from services.chat.irc.store import SeatRecord, StoreError, TableRecord, TableStore
-from services.chat.session import HELP_WORDS, SESSION_WORDS, ChatSession, near_misses
+from services.chat.session import HELP_WORDS, SESSION_WORDS, ChatSession, near_misses, quoted
 from services.client.errors import GatewayError, NotFound
 from services.client.protocol import GameClient
 from services.games import GAMES
@@ -216,7 +216,14 @@ class Tables:
                 return [Line(sender.nick, f"{sender.nick}: a seat at {table.channel} waits for its player. If that "
                                           f"is you, write 'claim <code>' to me with the code I gave you when you "
                                           f"sat down.", table.key)]
-            return []
+            if self._notices.wait_s(f"greet:{sender.nick.lower()}:{table.key}") > 0:
+                return []  # greeted a moment ago: a join/part loop gets one line a period
+            free = table.seats - len(table.players)
+            state = (f"{free} of {table.seats} seats free: '!join' takes one" if free
+                     else f"the match is on ({', '.join(p.nick for _, p in sorted(table.players.items()))}): "
+                          f"'!board' shows it")
+            return [Line(sender.nick, f"Welcome to {table.channel}: a match of {table.game}, {state}; '!help' for "
+                                      f"the rest.", table.key)]
 
     def on_seen(self, channel: str, sender: Sender) -> None:
         """The bridge (re)connected and found ``sender`` in ``channel`` (a WHO reply): no announcement."""
@@ -457,7 +464,7 @@ class Tables:
         if handler is None:
             close = near_misses(word, sorted(handlers))
             hint = f" Did you mean {' or '.join('!' + c for c in close)}?" if close else " '!help' lists them."
-            return [Line(channel, f"{sender.nick}: I do not know '!{word}'.{hint}", key)]
+            return [Line(channel, f"{sender.nick}: I do not know '!{quoted(word)}'.{hint}", key)]
         try:
             return handler(channel, sender, rest.split())
         except Rejected as e:
@@ -479,16 +486,22 @@ class Tables:
         current = self.tables.get(key)
         if current is not None and not current.finished:
             return [Line(channel, f"{nick}: a match is on here ({current.game}); '!abandon' votes to end it.", key)]
-        if len(args) < 2 or not args[1].isascii() or not args[1].isdigit():
+        count = next((i for i, a in enumerate(args) if a.isascii() and a.isdigit()), None)
+        if not count:  # (none, or no game before it)
             return [Line(channel, f"{nick}: write '!new <game> <players> [option=value ...]'; '!games' lists the "
                                   f"games.", key)]
-        game, seats = args[0].lower(), int(args[1][:3])
+        game, seats = "-".join(args[:count]).lower(), int(args[count][:3])  # "moderne zeiten" is moderne-zeiten
+        args = [game, *args[count:]]
+        if game not in GAMES:
+            close = near_misses(game, sorted(GAMES))
+            hint = f" Did you mean {' or '.join(close)}?" if close else " '!games' lists them."
+            return [Line(channel, f"{nick}: I do not know the game '{quoted(game)}'.{hint}", key)]
         options: dict[str, object] = {}
         seed: int | None = None
         for arg in args[2:]:
             name, sep, raw = arg.partition("=")
             if not sep or not name or not raw:
-                return [Line(channel, f"{nick}: options look like name=value, not '{arg}'.", key)]
+                return [Line(channel, f"{nick}: options look like name=value, not '{quoted(arg)}'.", key)]
             try:
                 value = read_plain(raw, Shape())
             except ChatFormError as e:
@@ -683,10 +696,12 @@ class Tables:
             lines.append(f"The match is over. {self._outcome(table, record.outcome)}")
             return [Line(table.channel, x, table.key) for x in lines]
         to_act = tuple(record.to_act)
-        if to_act and to_act != table.announced_to_act:
-            lines.append(f"Next: {', '.join(table.who(s) for s in to_act)}.")
+        out = [Line(table.channel, x, table.key) for x in lines]
+        if to_act and to_act != table.announced_to_act:  # nick first, a line of its own: clients highlight it
+            out.append(Line(table.channel, f"{', '.join(table.who(s) for s in to_act)}: your move.", table.key,
+                            whole=True))
         table.announced_to_act = to_act
-        return [Line(table.channel, x, table.key) for x in lines]
+        return out
 
     @staticmethod
     def _outcome(table: Table, outcome: object) -> str:
