@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make play   — a complete match among bots through the whole pipeline (in-process; REDIS=url for Redis)
-#   make test   — install everything, start Redis if none runs, lint, type-check and run every test
+#   make test   — install everything (Redis 7.4 into ~/.cache/airship), start Redis if none runs,
+#                 lint, type-check and run every test
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
