@@ -31,7 +31,7 @@ lint: install
 
 test: lint
 	bash infra/dev/ensure-redis.sh
-	bash infra/dev/install-promtool.sh >/dev/null
+	bash infra/dev/install-prometheus-tools.sh >/dev/null
 	bash infra/dev/ensure-node.sh
 	bash infra/dev/ensure-chromium.sh
 	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=25

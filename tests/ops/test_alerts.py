@@ -181,15 +181,15 @@ PROMTOOL_TESTS = Path(__file__).with_name("alerts_test.yml")
 
 
 def promtool() -> str:
-    """promtool from infra/dev/install-promtool.sh's install (make test runs it), else PATH. Under CI a missing
+    """promtool from infra/dev/install-prometheus-tools.sh's install (make test runs it), else PATH. Under CI a missing
     promtool fails instead of skipping."""
     home = Path(os.environ.get("AIRSHIP_PROMTOOL_HOME")
                 or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "airship" / "prometheus")
     found = str(home / "bin" / "promtool") if (home / "bin" / "promtool").exists() else shutil.which("promtool")
     if found is None:
         if os.environ.get("CI"):
-            pytest.fail("promtool is not installed: bash infra/dev/install-promtool.sh (make test runs it)")
-        pytest.skip("promtool is not installed: bash infra/dev/install-promtool.sh (make test runs it)")
+            pytest.fail("promtool is not installed: bash infra/dev/install-prometheus-tools.sh (make test runs it)")
+        pytest.skip("promtool is not installed: bash infra/dev/install-prometheus-tools.sh (make test runs it)")
     return found
 
 

@@ -156,7 +156,7 @@ def test_disruption_budgets_select_the_deployments(overlay: str) -> None:
 def test_metrics_services_and_service_monitor(overlay: str) -> None:
     docs = build(overlay)
     services = objects(docs, "Service")
-    for name in ("airship-worker", "airship-projector", "airship-ratings"):
+    for name in ("airship-worker", "airship-projector", "airship-ratings", "airship-archiver"):
         labels = one(docs, "Deployment", name)["spec"]["template"]["metadata"]["labels"]
         service = services[name]
         assert service["spec"]["selector"].items() <= labels.items()
@@ -170,7 +170,8 @@ def test_metrics_services_and_service_monitor(overlay: str) -> None:
     selected = [s for s in services.values()
                 if monitor["spec"]["selector"]["matchLabels"].items() <= s["metadata"]["labels"].items()]
     assert {s["metadata"]["name"] for s in selected} == {"airship-worker", "airship-projector", "airship-gateway",
-                                                         "airship-ratings"}
+                                                         "airship-ratings", "airship-archiver",
+                                                         "airship-redis-exporter"}
     endpoints = {e["port"]: e["path"] for e in monitor["spec"]["endpoints"]}
     assert endpoints == {"metrics": "/metrics", "http": "/metrics"}  # the gateway: /metrics on its HTTP port
     for service in selected:  # every selected Service is scraped through one of the endpoints
