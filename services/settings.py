@@ -152,6 +152,8 @@ _ENV = {
     "archive_grace_s": "AIRSHIP_ARCHIVE_GRACE_S",
     "archive_every_s": "AIRSHIP_ARCHIVE_EVERY_S",
     "archive_purge_wait_s": "AIRSHIP_ARCHIVE_PURGE_WAIT_S",
+    "archive_port": "AIRSHIP_ARCHIVE_PORT",
+    "archive_url": "AIRSHIP_ARCHIVE_URL",
     "open_ttl_s": "AIRSHIP_OPEN_TTL_S",
     "max_open_matches": "AIRSHIP_MAX_OPEN_MATCHES",
     "idle_match_s": "AIRSHIP_IDLE_MATCH_S",
@@ -230,6 +232,8 @@ class Settings:
     archive_grace_s: float = 86_400.0
     archive_every_s: float = 60.0
     archive_purge_wait_s: float = 10.0  # how long the archiver waits for a worker to decide its match.purge
+    archive_port: int = 0  # the archiver serves its archive files read-only over HTTP on this port (0: off)
+    archive_url: str = ""  # the gateway reads archived matches from the archiver there (instead of archive_dir)
     open_ttl_s: float = 21_600.0
     max_open_matches: int = 20_000
     idle_match_s: float = 86_400.0
