@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, cast
 
 import redis
 
 from services.keys import WORKERS_GROUP, Keys
 from services.pipeline.ports import Delivery, Pending, ReadAhead
-from services.pipeline.redis_conn import is_cluster
+from services.pipeline.redis_conn import is_cluster, queue_script, retry_noscript
 
 FIELD = b"e"  # every stream entry carries its payload in one field
 DEAD_MAXLEN = 10_000
@@ -210,10 +211,10 @@ class GroupStreams:
         for stream, ids in acks:
             self._unacked.setdefault(stream, [])[:0] = ids
 
-    def claim(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
-        """XAUTOCLAIM over every partition; each delivery carries its delivery count."""
+    def claim(self, consumer: str, min_idle_ms: int, count: int, only: Sequence[int] | None = None) -> list[Delivery]:
+        """XAUTOCLAIM over every partition (or those ``only``); each delivery carries its delivery count."""
         out: list[Delivery] = []
-        for name in self.names:
+        for name in (self.names if only is None else [self.names[p] for p in only]):
             cursor: bytes | str = "0-0"
             while len(out) < count:
                 reply = self._r.xautoclaim(name, self.group, consumer, min_idle_ms, cursor, count=count - len(out))
@@ -347,6 +348,8 @@ class RedisBus:
         self._keys = keys
         self.partitions = keys.partitions
         self._streams = GroupStreams(r, [keys.commands(p) for p in range(keys.partitions)], WORKERS_GROUP)
+        self._lease = r.register_script((Path(__file__).with_name("lua") / "lease.lua").read_text())
+        self._held: set[int] = set()
 
     def publish(self, match_id: str, data: bytes) -> str:
         return text(self._r.xadd(self._keys.commands(self._keys.partition(match_id)), {FIELD: data}))
@@ -378,8 +381,27 @@ class RedisBus:
     def ack_many(self, deliveries: Sequence[Delivery], defer: bool = False) -> None:
         self._streams.ack_many(deliveries, defer)
 
-    def claim_stale(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
-        return self._streams.claim(consumer, min_idle_ms, count)
+    def claim_stale(self, consumer: str, min_idle_ms: int, count: int,
+                    only: Sequence[int] | None = None) -> list[Delivery]:
+        return self._streams.claim(consumer, min_idle_ms, count, only)
+
+    def leases(self, consumer: str, want: Sequence[int], ttl_ms: int) -> list[int]:
+        """One script call per partition (each lease on its partition's slot), pipelined: the partitions of
+        ``want`` and those this bus held at its last call (to give up what is no longer wanted)."""
+        wanted = set(want)
+        partitions = sorted(wanted | self._held)
+        if not partitions:
+            return []
+        calls = [([self._keys.lease(p)], [consumer, ttl_ms, int(p in wanted)]) for p in partitions]
+        pipe = self._r.pipeline(transaction=False)
+        for keys, args in calls:
+            queue_script(pipe, self._lease, keys, args)
+        replies = retry_noscript(pipe.execute(raise_on_error=False), self._lease, calls)
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        self._held = {p for p, reply in zip(partitions, replies, strict=True) if int(reply) == 1}
+        return sorted(self._held)
 
     def dead_letter(self, delivery: Delivery, error: str) -> None:
         """Record the command with its last error in ``{p}:dead`` and acknowledge it, in one transaction."""

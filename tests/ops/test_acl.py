@@ -735,7 +735,7 @@ def test_the_redis_urls_of_compose_and_k8s_dev_log_in(admin: Any) -> None:
 
     files = [ROOT / "docker-compose.yml", *sorted((ROOT / "k8s").rglob("*.env"))]
     logins = {m for f in files for m in re.findall(r"redis://(\w+):([\w-]+)@", f.read_text())}
-    assert {user for user, _ in logins} == {"worker", "projector", "gateway", "archiver", "ratings"}
+    assert {user for user, _ in logins} == {"worker", "projector", "gateway", "archiver", "ratings", "exporter"}
     port = admin.connection_pool.connection_kwargs["port"]
     for user, password in sorted(logins):
         client = redis.Redis(port=port, username=user, password=password)
