@@ -284,16 +284,31 @@ class GroupStreams:
         return out
 
     def trim(self) -> int:
-        """Drop every entry below the oldest one the group still needs (pending or undelivered)."""
+        """Drop every entry below the oldest one the group still needs (pending or undelivered).
+
+        The group's position is read first, then the pending summary (one round trip, in that order). The
+        summary decides: with entries pending, their minimum (everything below it was delivered and acknowledged);
+        with none, the position read before (everything up to it was delivered before the summary, and nothing is
+        pending). The code before took the pending count from XINFO and the minimum from a later XPENDING:
+        consumers acknowledging in between left no minimum, and ``XTRIM MINID None`` failed ("Invalid stream
+        ID": the workers' "maintenance failed" every few minutes, #32)."""
         trimmed = 0
         for name in self.names:
-            groups = self._r.xinfo_groups(name)
+            pipe = self._r.pipeline(transaction=False)
+            pipe.xinfo_groups(name)
+            pipe.xpending(name, self.group)
+            try:
+                groups, summary = pipe.execute()
+            except redis.ResponseError as e:
+                if "NOGROUP" in str(e) or "no such key" in str(e):
+                    continue
+                raise
             group = next((g for g in groups if text(g["name"]) == self.group), None)
             if group is None:
                 continue
             keep_from = text(group["last-delivered-id"])
-            if int(group["pending"]):
-                keep_from = text(self._r.xpending(name, self.group)["min"])
+            if int(summary["pending"]) and summary.get("min") is not None:
+                keep_from = text(summary["min"])
             trimmed += int(self._r.xtrim(name, minid=keep_from, approximate=True))
         return trimmed
 
