@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make play   — a complete match among bots through the whole pipeline (in-process; REDIS=url for Redis)
-#   make test   — install everything, start Redis if none runs, lint, type-check and run every test
+#   make test   — install everything (Redis 7.4 and promtool into ~/.cache/airship), start Redis if none runs,
+#                 lint, type-check and run every test
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -30,6 +31,7 @@ lint: install
 
 test: lint
 	bash infra/dev/ensure-redis.sh
+	bash infra/dev/install-prometheus-tools.sh >/dev/null
 	bash infra/dev/ensure-node.sh
 	bash infra/dev/ensure-chromium.sh
 	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=25

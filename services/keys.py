@@ -87,6 +87,11 @@ class Keys:
         buckets) (services.gateway.shared_limits)."""
         return f"{self.prefix}:{{limits}}:{part}"
 
+    def lease(self, partition: int) -> str:
+        """The worker that serves the partition now (its consumer name, with a time to live): see
+        ``lua/lease.lua``."""
+        return f"{self.tag(partition)}:lease"
+
     def members(self) -> str:
         """Hash consumer -> last heartbeat (server ms): the live workers, who split the partitions."""
         return f"{self.prefix}:workers"
@@ -135,3 +140,7 @@ class Keys:
         """Stream announcing every new view version of the match."""
         return self.match(match_id, "updates")
 
+
+def partition_of_key(key: str) -> int:
+    """The partition of a key that carries its hash tag (``<prefix>:{<p>}:commands``)."""
+    return int(key[key.index("{") + 1:key.index("}")])

@@ -33,6 +33,8 @@ GATEWAY_REQUEST_SECONDS = Histogram("airship_gateway_request_seconds", "HTTP req
 GATEWAY_COMMANDS = Counter("airship_gateway_commands_total", "Commands published by the gateway")
 GATEWAY_AUTH_FAILURES = Counter("airship_gateway_auth_failures_total", "Requests with a wrong seat token")
 GATEWAY_RATE_LIMITED = Counter("airship_gateway_rate_limited_total", "Requests refused by a rate limit")
+GATEWAY_STORE_FULL = Counter("airship_gateway_store_full_total",
+                             "Requests and WebSocket commands refused because Redis is at maxmemory (store_full)")
 GATEWAY_SOCKETS = Gauge("airship_gateway_websockets", "Open WebSocket connections")
 GATEWAY_SOCKETS_REFUSED = Counter("airship_gateway_websockets_refused_total",
                                   "WebSockets closed with 1013 at once: the process holds AIRSHIP_GATEWAY_MAX_SOCKETS")

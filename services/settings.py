@@ -102,6 +102,7 @@ CLAIM_IDLE_MS = 30_000  # a pending entry idle this long belongs to a dead consu
 CLAIM_EVERY_S = 5.0  # how often a worker or projector looks for such entries
 MAX_DELIVERIES = 5  # deliveries after which an entry is dead-lettered (a match: parked)
 CONFLICT_RETRIES = 8  # version conflicts in a row before a worker leaves a command pending
+LEASE_TTL_MS = 1500  # a worker's lease on a partition lapses this long after its last renewal (a dead worker's too)
 
 _ENV = {
     "redis_url": "AIRSHIP_REDIS_URL",
@@ -152,6 +153,9 @@ _ENV = {
     "archive_grace_s": "AIRSHIP_ARCHIVE_GRACE_S",
     "archive_every_s": "AIRSHIP_ARCHIVE_EVERY_S",
     "archive_purge_wait_s": "AIRSHIP_ARCHIVE_PURGE_WAIT_S",
+    "archive_port": "AIRSHIP_ARCHIVE_PORT",
+    "lease_ttl_ms": "AIRSHIP_LEASE_TTL_MS",
+    "archive_url": "AIRSHIP_ARCHIVE_URL",
     "open_ttl_s": "AIRSHIP_OPEN_TTL_S",
     "max_open_matches": "AIRSHIP_MAX_OPEN_MATCHES",
     "idle_match_s": "AIRSHIP_IDLE_MATCH_S",
@@ -178,6 +182,7 @@ class WorkerSettings:
     claim_every_s: float = CLAIM_EVERY_S
     conflict_retries: int = CONFLICT_RETRIES
     open_ttl_s: float = 21_600.0  # match.purge removes an open match only past this age (AIRSHIP_OPEN_TTL_S; 0: never)
+    lease_ttl_ms: int = LEASE_TTL_MS
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +235,9 @@ class Settings:
     archive_grace_s: float = 86_400.0
     archive_every_s: float = 60.0
     archive_purge_wait_s: float = 10.0  # how long the archiver waits for a worker to decide its match.purge
+    lease_ttl_ms: int = LEASE_TTL_MS
+    archive_port: int = 0  # the archiver serves its archive files read-only over HTTP on this port (0: off)
+    archive_url: str = ""  # the gateway reads archived matches from the archiver there (instead of archive_dir)
     open_ttl_s: float = 21_600.0
     max_open_matches: int = 20_000
     idle_match_s: float = 86_400.0
@@ -270,7 +278,8 @@ class Settings:
     def worker(self) -> WorkerSettings:
         return WorkerSettings(batch_size=self.worker_batch_size, block_ms=self.block_ms,
                               max_deliveries=self.max_deliveries, claim_idle_ms=self.claim_idle_ms,
-                              claim_every_s=self.claim_every_s, open_ttl_s=self.open_ttl_s)
+                              claim_every_s=self.claim_every_s, open_ttl_s=self.open_ttl_s,
+                              lease_ttl_ms=self.lease_ttl_ms)
 
     def projector_options(self) -> dict[str, Any]:
         """The keyword arguments of :class:`services.pipeline.projector.Projector` from these settings."""

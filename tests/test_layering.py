@@ -5,7 +5,8 @@ Layers, lowest first; a module may import its own layer and the ones below, neve
 0. ``schemas``: the wire contracts; they import nothing of ``services``;
 1. ``services.games``: the rules; only ``services.games``, ``schemas``, the standard library and pydantic;
 2. the pipeline and what every process shares: ``services.pipeline``, ``services.settings``,
-   ``services.keys``, ``services.logs``, ``services.metrics``, ``services.health``, ``services.faults``
+   ``services.keys``, ``services.logs``, ``services.metrics``, ``services.health``, ``services.faults``,
+   ``services.redis_binary`` (which redis-server to start)
    (``services.settings`` below ``services.pipeline``: the pipeline reads settings, never the reverse);
 3. what uses the pipeline: ``services.bots``, ``services.replay``, ``services.chat``, ``services.client``,
    ``services.archive``, ``services.gateway``, ``services.web`` (the page the gateway serves);
@@ -32,7 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("schemas",),
     ("services.games",),
     ("services.pipeline", "services.settings", "services.keys", "services.logs", "services.metrics",
-     "services.health", "services.faults"),
+     "services.health", "services.faults", "services.redis_binary"),
     ("services.bots", "services.replay", "services.chat", "services.client", "services.archive",
      "services.gateway", "services.web", "services.ratings"),
     ("services.cli", "services.bench", "services.stack", "services.chaos"),

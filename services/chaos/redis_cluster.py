@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -51,6 +50,8 @@ from redis.backoff import NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
 from redis.crc import key_slot
 from redis.retry import Retry
+
+from services import redis_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 CONF = ROOT / "infra" / "redis" / "redis.conf"
@@ -187,11 +188,7 @@ class OwnCluster:
     timings: dict[str, float] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
-        exe = shutil.which("redis-server")
-        cli = shutil.which("redis-cli")
-        if exe is None or cli is None:
-            raise RuntimeError("redis-server and redis-cli are needed for a Redis Cluster (make test installs them)")
-        self.exe, self.cli = exe, cli
+        self.exe, self.cli = redis_binary.require(), redis_binary.require("redis-cli")
         self.directory = Path(self.directory)
         self.passwords = acl_passwords(self.acl)
         self._admins: dict[int, redis.Redis] = {}

@@ -4,7 +4,6 @@ the same directory. The shared server of other users is never touched."""
 
 from __future__ import annotations
 
-import shutil
 import signal
 import socket
 import subprocess
@@ -12,6 +11,8 @@ import time
 from pathlib import Path
 
 import redis
+
+from services import redis_binary
 
 
 def free_port() -> int:
@@ -22,10 +23,7 @@ def free_port() -> int:
 
 class OwnRedis:
     def __init__(self, directory: Path, port: int | None = None) -> None:
-        exe = shutil.which("redis-server")
-        if exe is None:
-            raise RuntimeError("redis-server is not installed; it is needed to restart Redis in a chaos run")
-        self.exe = exe
+        self.exe = redis_binary.require()
         self.dir = directory
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None

@@ -17,6 +17,9 @@ def add_replay(sub: SubParsers) -> None:
     p.add_argument("file", nargs="?", type=Path, default=None, help="a log file (JSON lines or msgpack)")
     p.add_argument("--redis", default=None, help="Redis URL, to read the match from the store (with --match)")
     p.add_argument("--match", default=None, help="the match id (with --redis)")
+    p.add_argument("--archive", type=Path, default=None,
+                   help="where a match no longer in Redis is looked for: the archive directory (default: "
+                        "$AIRSHIP_ARCHIVE_DIR; else the archiver at $AIRSHIP_ARCHIVE_URL)")
     p.add_argument("--format", choices=FORMATS, default=None, help="file format (default: from suffix/content)")
     p.add_argument("--at", type=int, default=None, help="show (or start the interactive mode at) this version")
     p.add_argument("--seat", type=int, default=None, help="show only what this seat could see (default: public)")
@@ -54,9 +57,35 @@ def load_log(args: argparse.Namespace) -> MatchLog:
 
     backend = open_backend(args.redis)
     try:
-        return load_match(backend.store, args.match)
+        if backend.store.meta(args.match) is not None:
+            return load_match(backend.store, args.match)
+        partitions = backend.bus.partitions
     finally:
         backend.close()
+    archived = load_archived(args.match, partitions, getattr(args, "archive", None))
+    if archived is None:
+        raise ReplayError(f"no match '{args.match}' in Redis nor in the archive")
+    return archived
+
+
+def load_archived(match_id: str, partitions: int, directory: Path | None) -> MatchLog | None:
+    """A match the archiver moved out of Redis: from the archive directory (``directory``, else
+    ``AIRSHIP_ARCHIVE_DIR``), else from the archiver over HTTP (``AIRSHIP_ARCHIVE_URL``); None when neither has it
+    (or neither is set). The archive holds the whole log with the seed, as an export does."""
+    import os
+
+    from services.archive.files import archive_path, read_archive
+    from services.archive.serve import fetch_archive
+
+    root = directory or (Path(os.environ["AIRSHIP_ARCHIVE_DIR"]) if os.environ.get("AIRSHIP_ARCHIVE_DIR") else None)
+    try:
+        if root is not None:
+            return read_archive(archive_path(root, match_id, partitions))
+        if os.environ.get("AIRSHIP_ARCHIVE_URL"):
+            return fetch_archive(os.environ["AIRSHIP_ARCHIVE_URL"], match_id)
+    except ValueError as e:  # not a match id (or a file that does not read: LogFileError)
+        raise ReplayError(str(e)) from e
+    return None
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -240,6 +240,10 @@ def cmd_archiver(args: argparse.Namespace) -> int:
     health = Health(ready, stale_after_s=max(60.0, settings.archive_every_s * 3 + 600))
     stop_on_signals(archiver.stop)
     serve(health, settings.health_port)
+    if settings.archive_port:
+        from services.archive.serve import serve_archive
+
+        serve_archive(archiver.root, settings.partitions, settings.archive_port)
     archiver.heartbeat = health.beat
     archiver.run()
     r.close()

@@ -1,4 +1,5 @@
-"""``airship stack up|status|down|logs``: the compose stack as plain processes on this host (no Docker)."""
+"""``airship stack up|status|down|logs|restart|scale``: the compose stack as plain processes on this host
+(no Docker)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,19 @@ def add_stack(sub: SubParsers) -> None:
     down.add_argument("--grace-s", type=float, default=None, help="grace period (default: compose's "
                       "stop_grace_period of each service)")
     down.add_argument("--clean", action="store_true", help="also remove the state directory (logs, Redis data)")
+    restart = actions.add_parser("restart", help="restart a service's processes one at a time (each healthy "
+                                                 "before the next: a rolling restart), or one process (worker-2)")
+    _dir(restart)
+    restart.add_argument("service")
+    restart.add_argument("--timeout-s", type=float, default=120.0, help="longest wait for each to be healthy")
+    restart.add_argument("--grace-s", type=float, default=None, help="grace period (default: compose's)")
+    scale = actions.add_parser("scale", help="run N processes of a service (new ones planned as `up` plans them; "
+                                             "surplus ones stopped, the highest numbers first)")
+    _dir(scale)
+    scale.add_argument("service")
+    scale.add_argument("replicas", type=int)
+    scale.add_argument("--timeout-s", type=float, default=120.0, help="longest wait for new ones to be healthy")
+    scale.add_argument("--grace-s", type=float, default=None, help="grace period (default: compose's)")
     logs = actions.add_parser("logs", help="the log of a service (every replica) or of one process (worker-2)")
     _dir(logs)
     logs.add_argument("service")
@@ -162,8 +176,35 @@ def cmd_logs(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_restart(args: argparse.Namespace) -> int:
+    from services.stack.compose import ComposeError
+    from services.stack.run import StackError, restart, stderr_progress
+
+    try:
+        state = restart(_directory(args), args.service, stderr_progress, args.timeout_s, args.grace_s)
+    except (StackError, ComposeError) as e:
+        print(f"airship: stack restart: {e}", file=sys.stderr)
+        return 1
+    print(f"restarted {', '.join(p.spec.name for p in state.by_service(args.service))}")
+    return 0
+
+
+def cmd_scale(args: argparse.Namespace) -> int:
+    from services.stack.compose import ComposeError
+    from services.stack.run import StackError, scale, stderr_progress
+
+    try:
+        state = scale(_directory(args), args.service, args.replicas, stderr_progress, args.timeout_s, args.grace_s)
+    except (StackError, ComposeError) as e:
+        print(f"airship: stack scale: {e}", file=sys.stderr)
+        return 1
+    print(f"{args.service}: {', '.join(state.services[args.service]) or 'none running'}")
+    return 0
+
+
 def cmd_stack(args: argparse.Namespace) -> int:
-    handlers: dict[str, Handler] = {"up": cmd_up, "status": cmd_status, "down": cmd_down, "logs": cmd_logs}
+    handlers: dict[str, Handler] = {"up": cmd_up, "status": cmd_status, "down": cmd_down, "logs": cmd_logs,
+                                    "restart": cmd_restart, "scale": cmd_scale}
     return handlers[args.stack_action](args)
 
 

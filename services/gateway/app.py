@@ -58,7 +58,16 @@ from services.gateway.hub import Hubs
 from services.gateway.limits import LOG_EVENTS_PER_UNIT, GatewayLimits, cost_of
 from services.gateway.service import Gateway, Seat, scoped_id, summary
 from services.gateway.store import GatewayStore, connect_async
-from services.gateway.wire import MSGPACK, Refused, check_options, encode, problem_response, read_body, wants_msgpack
+from services.gateway.wire import (
+    MSGPACK,
+    Refused,
+    check_options,
+    encode,
+    problem_response,
+    read_body,
+    store_refusal,
+    wants_msgpack,
+)
 from services.logs import error_text, get_logger
 from services.settings import Settings
 
@@ -298,8 +307,7 @@ def _handlers(app: FastAPI) -> None:
     @app.exception_handler(redis.exceptions.RedisError)
     async def unavailable(request: Request, exc: redis.exceptions.RedisError) -> Response:
         log.warning("redis error", error=error_text(exc))
-        return problem_response(request, Refused(503, "unavailable", "the service's store is unavailable",
-                                                 headers={"Retry-After": "1"}))
+        return problem_response(request, store_refusal(exc))
 
     @app.middleware("http")
     async def measure(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:

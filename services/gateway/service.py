@@ -30,6 +30,7 @@ from schemas.gateway import (
 )
 from services import metrics
 from services.archive.files import archive_path, read_archive
+from services.archive.serve import ArchiveUnavailable, fetch_archive
 from services.gateway.cache import Lru
 from services.gateway.hub import ANY_KEY, Closing, Hubs, Update
 from services.gateway.store import GatewayMeta, GatewayStore
@@ -145,14 +146,22 @@ class Gateway:
         return meta, await self.store.read_log(match_id, meta.game)
 
     async def _archived(self, match_id: str) -> MatchLog | None:
+        """The archived match: from the archiver over HTTP (``AIRSHIP_ARCHIVE_URL``, the way on Kubernetes: the
+        archive volume is the archiver's alone), else from ``AIRSHIP_ARCHIVE_DIR`` mounted here; None if none."""
         root = getattr(self.store.settings, "archive_dir", "")
-        if match_id in self._archives or not root:
+        url = getattr(self.store.settings, "archive_url", "")
+        if match_id in self._archives or not (root or url):
             return self._archives.get(match_id)
         try:
-            path = archive_path(Path(root), match_id, self.store.keys.partitions)
-            archived = await asyncio.to_thread(read_archive, path)
+            if url:
+                archived = await asyncio.to_thread(fetch_archive, url, match_id)
+            else:
+                path = archive_path(Path(root), match_id, self.store.keys.partitions)
+                archived = await asyncio.to_thread(read_archive, path)
         except (ValueError, LogFileError):  # not a file name, or an unreadable file: as if there were none
             return None
+        except ArchiveUnavailable as e:
+            raise Refused(503, "unavailable", "the archive is unavailable", headers={"Retry-After": "5"}) from e
         if archived is not None:
             if len(self._archives) >= ARCHIVE_CACHE:
                 self._archives.pop(next(iter(self._archives)))

@@ -41,6 +41,21 @@ class Refused(Exception):
                        detail=self.detail, field=self.field)
 
 
+def store_refusal(error: Exception) -> Refused:
+    """The answer to a Redis error: Redis at ``maxmemory`` (``-OOM``: it refuses what would grow memory) is full,
+    not down — 503 ``store_full``, counted in ``airship_gateway_store_full_total`` (alert AirshipRedisFull,
+    docs/runbooks/redis.md); anything else 503 ``unavailable``."""
+    import redis
+
+    from services import metrics
+
+    if isinstance(error, redis.exceptions.OutOfMemoryError):
+        metrics.GATEWAY_STORE_FULL.inc()
+        return Refused(503, "store_full", "the service's store is full; try again later",
+                       headers={"Retry-After": "30"})
+    return Refused(503, "unavailable", "the service's store is unavailable", headers={"Retry-After": "1"})
+
+
 def wants_msgpack(request: Request) -> bool:
     return MSGPACK in request.headers.get("accept", "")
 

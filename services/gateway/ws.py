@@ -42,7 +42,7 @@ from services import metrics
 from services.gateway.conns import Throttled
 from services.gateway.feed import Feed, Watch, encode
 from services.gateway.limits import tarpit
-from services.gateway.wire import Refused, decode_bytes, validate
+from services.gateway.wire import Refused, decode_bytes, store_refusal, validate
 from services.logs import get_logger
 
 log = get_logger("gateway")
@@ -317,9 +317,10 @@ class Session:
         except Refused as e:
             self.send(ErrorMessage(cid=msg.cid, code=e.code, message=e.detail))
             return
-        except Exception as e:  # Redis unavailable: the client may send the same key again
+        except Exception as e:  # Redis unavailable or full: the client may send the same key again
             log.warning("websocket command failed", error=repr(e))
-            self.send(ErrorMessage(cid=msg.cid, code="unavailable", message="the service's store is unavailable"))
+            refusal = store_refusal(e)
+            self.send(ErrorMessage(cid=msg.cid, code=refusal.code, message=refusal.detail))
             return
         if result is None:
             location = f"/matches/{msg.match_id}/commands/{msg.idempotency_key}"

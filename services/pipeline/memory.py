@@ -69,9 +69,9 @@ class _Partitioned(_Blocking):
     def ack(self, delivery: Delivery) -> None:
         self._by_name[delivery.stream].ack(self.group, delivery.entry_id)
 
-    def claim(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
+    def claim(self, consumer: str, min_idle_ms: int, count: int, only: Sequence[int] | None = None) -> list[Delivery]:
         out: list[Delivery] = []
-        for stream in self.streams:
+        for stream in (self.streams if only is None else [self.streams[p] for p in only]):
             out.extend(stream.claim(self.group, consumer, min_idle_ms, count - len(out)))
         return out
 
@@ -99,6 +99,7 @@ class MemoryBus:
         self.dead: list[tuple[bytes, str]] = []
         self._dead_by_partition: dict[int, list[tuple[bytes, str]]] = {}
         self._beats: dict[str, int] = {}
+        self._leases: dict[int, tuple[str, float]] = {}  # partition -> (holder, until, monotonic ms)
 
     def publish(self, match_id: str, data: bytes) -> str:
         return self._commands.add(match_id, data)
@@ -125,8 +126,22 @@ class MemoryBus:
         for delivery in deliveries:  # nothing to save by deferring in memory
             self.ack(delivery)
 
-    def claim_stale(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
-        return self._commands.claim(consumer, min_idle_ms, count)
+    def claim_stale(self, consumer: str, min_idle_ms: int, count: int,
+                    only: Sequence[int] | None = None) -> list[Delivery]:
+        return self._commands.claim(consumer, min_idle_ms, count, only)
+
+    def leases(self, consumer: str, want: Sequence[int], ttl_ms: int) -> list[int]:
+        now_ms = time.monotonic() * 1000
+        with self._cond:
+            for p in range(self.partitions):
+                holder, until = self._leases.get(p, ("", 0.0))
+                if until <= now_ms:
+                    holder = ""
+                if p in want and holder in ("", consumer):
+                    self._leases[p] = (consumer, now_ms + ttl_ms)
+                elif p not in want and holder == consumer:
+                    self._leases.pop(p, None)
+            return sorted(p for p, (holder, until) in self._leases.items() if holder == consumer and until > now_ms)
 
     def dead_letter(self, delivery: Delivery, error: str) -> None:
         with self._cond:

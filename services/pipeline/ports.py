@@ -119,8 +119,16 @@ class CommandBus(Protocol):
         the at-most-once record answers it."""
         ...
 
-    def claim_stale(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
-        """Take over entries pending longer than ``min_idle_ms`` with other consumers (XAUTOCLAIM)."""
+    def claim_stale(self, consumer: str, min_idle_ms: int, count: int,
+                    only: Sequence[int] | None = None) -> list[Delivery]:
+        """Take over entries pending longer than ``min_idle_ms`` with other consumers (XAUTOCLAIM), of every
+        partition or of the partitions ``only``."""
+        ...
+
+    def leases(self, consumer: str, want: Sequence[int], ttl_ms: int) -> list[int]:
+        """Take or renew this consumer's lease on each partition of ``want`` that nobody else holds, for
+        ``ttl_ms``; give up every other lease it holds. Returns the partitions it holds now, sorted. A lease
+        lapses ``ttl_ms`` after its last renewal (one clock: the server's)."""
         ...
 
     def dead_letter(self, delivery: Delivery, error: str) -> None:

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, cast
 
 import redis
 
 from services.keys import WORKERS_GROUP, Keys
 from services.pipeline.ports import Delivery, Pending, ReadAhead
-from services.pipeline.redis_conn import is_cluster
+from services.pipeline.redis_conn import is_cluster, queue_script, retry_noscript
 
 FIELD = b"e"  # every stream entry carries its payload in one field
 DEAD_MAXLEN = 10_000
@@ -71,6 +72,10 @@ def id_ms(entry_id: object) -> int:
 def entries_of(reply: object) -> Entries:
     """A range reply (XRANGE, XREVRANGE, XAUTOCLAIM's entries); the clients never decode responses."""
     return cast(Entries, reply or [])
+
+
+LAG_COUNT_CAP = 1000
+""":meth:`GroupStreams.lag` counts undelivered entries up to this many per partition (see there)."""
 
 
 class GroupStreams:
@@ -206,10 +211,10 @@ class GroupStreams:
         for stream, ids in acks:
             self._unacked.setdefault(stream, [])[:0] = ids
 
-    def claim(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
-        """XAUTOCLAIM over every partition; each delivery carries its delivery count."""
+    def claim(self, consumer: str, min_idle_ms: int, count: int, only: Sequence[int] | None = None) -> list[Delivery]:
+        """XAUTOCLAIM over every partition (or those ``only``); each delivery carries its delivery count."""
         out: list[Delivery] = []
-        for name in self.names:
+        for name in (self.names if only is None else [self.names[p] for p in only]):
             cursor: bytes | str = "0-0"
             while len(out) < count:
                 reply = self._r.xautoclaim(name, self.group, consumer, min_idle_ms, cursor, count=count - len(out))
@@ -233,21 +238,35 @@ class GroupStreams:
                 self._r.xgroup_delconsumer(name, self.group, consumer)
 
     def lag(self) -> dict[int, int]:
-        """Entries not yet delivered to the group, per partition."""
+        """Entries not yet delivered to the group, per partition.
+
+        Counted, not taken from ``XINFO GROUPS``'s ``lag`` alone: before Redis 7.4 a group's ``entries-read``
+        is lost over an AOF reload (redis/redis#12898) and the reported lag then counts entries long delivered
+        (thousands, on an idle stack). So the entries after the group's ``last-delivered-id`` are read, up to
+        :data:`LAG_COUNT_CAP`: fewer than that is the exact lag on every version; at the cap the larger of the
+        cap and the reported lag stands (a real backlog of that size exists either way)."""
         pipe = self._r.pipeline(transaction=False)
         for name in self.names:
             pipe.xinfo_groups(name)
-        out = {}
-        for partition, (name, groups) in enumerate(zip(self.names, pipe.execute(), strict=True)):
+        groups_of = pipe.execute()
+        out: dict[int, int] = {}
+        counted: list[tuple[int, str, int]] = []
+        pipe = self._r.pipeline(transaction=False)
+        for partition, (name, groups) in enumerate(zip(self.names, groups_of, strict=True)):
             group = next((g for g in groups if text(g["name"]) == self.group), None)
             if group is None:
                 out[partition] = self._r.xlen(name)
-            elif group.get("lag") is not None:
-                out[partition] = int(group["lag"])
-            else:  # Redis cannot tell after deletions: count what follows the group's position
-                last = text(group["last-delivered-id"])
-                out[partition] = len(entries_of(self._r.xrange(name, f"({last}", "+", count=100_000)))
-        return out
+                continue
+            reported = group.get("lag")
+            if reported is not None and int(reported) == 0:
+                out[partition] = 0
+                continue
+            pipe.xrange(name, f"({text(group['last-delivered-id'])}", "+", count=LAG_COUNT_CAP)
+            counted.append((partition, name, -1 if reported is None else int(reported)))
+        for (partition, _name, reported), entries in zip(counted, pipe.execute() if counted else [], strict=True):
+            n = len(entries_of(entries))
+            out[partition] = n if n < LAG_COUNT_CAP else max(n, reported)
+        return dict(sorted(out.items()))
 
     def pending(self) -> dict[int, Pending]:
         """XPENDING summary per partition: how many entries are delivered but unacknowledged, and the age of
@@ -265,16 +284,31 @@ class GroupStreams:
         return out
 
     def trim(self) -> int:
-        """Drop every entry below the oldest one the group still needs (pending or undelivered)."""
+        """Drop every entry below the oldest one the group still needs (pending or undelivered).
+
+        The group's position is read first, then the pending summary (one round trip, in that order). The
+        summary decides: with entries pending, their minimum (everything below it was delivered and acknowledged);
+        with none, the position read before (everything up to it was delivered before the summary, and nothing is
+        pending). The code before took the pending count from XINFO and the minimum from a later XPENDING:
+        consumers acknowledging in between left no minimum, and ``XTRIM MINID None`` failed ("Invalid stream
+        ID": the workers' "maintenance failed" every few minutes, #32)."""
         trimmed = 0
         for name in self.names:
-            groups = self._r.xinfo_groups(name)
+            pipe = self._r.pipeline(transaction=False)
+            pipe.xinfo_groups(name)
+            pipe.xpending(name, self.group)
+            try:
+                groups, summary = pipe.execute()
+            except redis.ResponseError as e:
+                if "NOGROUP" in str(e) or "no such key" in str(e):
+                    continue
+                raise
             group = next((g for g in groups if text(g["name"]) == self.group), None)
             if group is None:
                 continue
             keep_from = text(group["last-delivered-id"])
-            if int(group["pending"]):
-                keep_from = text(self._r.xpending(name, self.group)["min"])
+            if int(summary["pending"]) and summary.get("min") is not None:
+                keep_from = text(summary["min"])
             trimmed += int(self._r.xtrim(name, minid=keep_from, approximate=True))
         return trimmed
 
@@ -329,6 +363,8 @@ class RedisBus:
         self._keys = keys
         self.partitions = keys.partitions
         self._streams = GroupStreams(r, [keys.commands(p) for p in range(keys.partitions)], WORKERS_GROUP)
+        self._lease = r.register_script((Path(__file__).with_name("lua") / "lease.lua").read_text())
+        self._held: set[int] = set()
 
     def publish(self, match_id: str, data: bytes) -> str:
         return text(self._r.xadd(self._keys.commands(self._keys.partition(match_id)), {FIELD: data}))
@@ -360,8 +396,27 @@ class RedisBus:
     def ack_many(self, deliveries: Sequence[Delivery], defer: bool = False) -> None:
         self._streams.ack_many(deliveries, defer)
 
-    def claim_stale(self, consumer: str, min_idle_ms: int, count: int) -> list[Delivery]:
-        return self._streams.claim(consumer, min_idle_ms, count)
+    def claim_stale(self, consumer: str, min_idle_ms: int, count: int,
+                    only: Sequence[int] | None = None) -> list[Delivery]:
+        return self._streams.claim(consumer, min_idle_ms, count, only)
+
+    def leases(self, consumer: str, want: Sequence[int], ttl_ms: int) -> list[int]:
+        """One script call per partition (each lease on its partition's slot), pipelined: the partitions of
+        ``want`` and those this bus held at its last call (to give up what is no longer wanted)."""
+        wanted = set(want)
+        partitions = sorted(wanted | self._held)
+        if not partitions:
+            return []
+        calls = [([self._keys.lease(p)], [consumer, ttl_ms, int(p in wanted)]) for p in partitions]
+        pipe = self._r.pipeline(transaction=False)
+        for keys, args in calls:
+            queue_script(pipe, self._lease, keys, args)
+        replies = retry_noscript(pipe.execute(raise_on_error=False), self._lease, calls)
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        self._held = {p for p, reply in zip(partitions, replies, strict=True) if int(reply) == 1}
+        return sorted(self._held)
 
     def dead_letter(self, delivery: Delivery, error: str) -> None:
         """Record the command with its last error in ``{p}:dead`` and acknowledge it, in one transaction."""

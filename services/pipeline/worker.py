@@ -39,6 +39,7 @@ from services.games.abandon import decide_any
 from services.games.base import Command
 from services.games.errors import BadCommand, GameOver, NotYourTurn, Rejected, version_mismatch
 from services.games.rng import derive_rng
+from services.keys import partition_of_key
 from services.logs import error_text, get_logger
 from services.pipeline.backoff import Backoff
 from services.pipeline.batch import Chain
@@ -73,6 +74,8 @@ class Worker:
         self.reachable = True  # whether the last pass of run() reached Redis
         self._owned: list[int] | None = None
         self._members_at = 0.0
+        self._valid_until = 0.0  # (monotonic) until when this worker's leases surely hold
+        self._held_back: list[Delivery] = []  # read while the leases were not surely valid
         self._counters: dict[tuple[str, str], Any] = {}  # metric children by labels, looked up once
         self._histograms: dict[str, Any] = {}
         self._ahead: list[Delivery] = []  # what the last batch's appends read in their round trip: the next batch
@@ -104,32 +107,74 @@ class Worker:
                 self._finish_ahead()
                 self.bus.ack_many([])  # what is deferred to a next read that will not come
                 self.bus.members(self.consumer, False, self._expiry_ms())
+                asked_at = time.time()
+                self.bus.leases(self.consumer, [], self.settings.lease_ttl_ms)
+                log.info("partitions leased", consumer=self.consumer, workers=0, partitions=[], wanted=[],
+                         asked_at=asked_at)
             except Exception as e:
                 log.warning("could not withdraw from the workers", consumer=self.consumer, error=error_text(e))
         log.info("worker stopped", consumer=self.consumer)
 
     def _expiry_ms(self) -> int:
-        """A worker whose heartbeat is older than this is gone (3 claim periods, at least 3 s)."""
-        return int(max(3.0, 3 * self.settings.claim_every_s) * 1000)
+        """A worker whose heartbeat is older than this is gone: one lease's time to live."""
+        return self.settings.lease_ttl_ms
 
     def _share(self) -> list[int] | None:
-        """The partitions this worker reads: all of them when it is not serving (``run_once`` called by
-        hand), else every n-th of them by its rank among the live workers, refreshed every second (or
-        claim period, if shorter). While the members change, two workers may read a partition for a moment
-        (safe: every append checks its version) or nobody may, until the next refresh."""
+        """The partitions this worker serves: all of them when it is not serving (``run_once`` called by hand),
+        else those it holds a lease on (``{p}:lease``, ``lua/lease.lua``), renewed every quarter of the lease's
+        time to live. It asks for every n-th partition by its rank among the live workers (heartbeats younger
+        than one lease); a partition another worker still holds is taken once that one gives it up (it no longer
+        asks for it) or its lease lapses (it died), so a partition is never served by two workers at once:
+        a worker serves only until 80 % of the time to live has passed since it sent its last renewal, and Redis
+        keeps the lease the whole time to live from when it received it. A dead worker's partitions are taken
+        within a lease's time to live plus a renewal period, and the commands it held are claimed at once."""
         if not self.shared:
             return None
         now = time.monotonic()
-        if self._owned is None or now - self._members_at >= min(1.0, self.settings.claim_every_s):
+        ttl_s = self.settings.lease_ttl_ms / 1000
+        if self._owned is None or now - self._members_at >= ttl_s / 4 or now >= self._valid_until:
             self._members_at = now
             live = self.bus.members(self.consumer, True, self._expiry_ms())
             rank, count = (live.index(self.consumer), len(live)) if self.consumer in live else (0, 1)
-            owned = [p for p in range(self.bus.partitions) if p % count == rank]
-            if owned != self._owned:
-                log.info("partitions shared", consumer=self.consumer, workers=count, partitions=owned)
-                metrics.WORKER_PARTITIONS.set(len(owned))
-            self._owned = owned
+            wanted = [p for p in range(self.bus.partitions) if p % count == rank]
+            asked_at = time.time()  # (it serves nothing it gives up here after this instant)
+            held = self.bus.leases(self.consumer, wanted, self.settings.lease_ttl_ms)
+            self._valid_until = now + 0.8 * ttl_s
+            gained = sorted(set(held) - set(self._owned or []))
+            if held != self._owned:
+                log.info("partitions leased", consumer=self.consumer, workers=count, partitions=held, wanted=wanted,
+                         asked_at=asked_at)
+                metrics.WORKER_PARTITIONS.set(len(held))
+            self._owned = held
+            kept = [d for d in self._held_back if partition_of_key(d.stream) in held]
+            self._held_back = []
+            self._ahead = kept + self._ahead
+            if gained:
+                self._take_over(gained)
         return self._owned
+
+    def _take_over(self, partitions: list[int]) -> None:
+        """Commands left pending in partitions just leased (by a worker that died or gave them up, which no
+        longer serves them): claimed at once, not after ``claim_idle_ms``, and one at a time, as
+        :meth:`_claim_one_by_one` does (a poison command that kills this worker charges only itself a delivery)."""
+        while not self.stopping.is_set():
+            claimed = self.bus.claim_stale(self.consumer, 0, 1, only=partitions)
+            if not claimed:
+                return
+            self.beat()
+            self.process(claimed[0])
+
+    def _serving(self, deliveries: list[Delivery]) -> list[Delivery]:
+        """Of ``deliveries``, those this worker may handle now: all when it is not serving; else those of a
+        partition it leases, while its lease is surely valid. The rest stay pending: kept for after the next
+        renewal, if it still holds their partition (else its new holder claims them)."""
+        if not self.shared or not deliveries:
+            return deliveries
+        owned = set(self._owned or [])
+        if time.monotonic() >= self._valid_until:
+            self._held_back += deliveries
+            return []
+        return [d for d in deliveries if partition_of_key(d.stream) in owned]
 
     def stop(self) -> None:
         self.stopping.set()
@@ -150,6 +195,8 @@ class Worker:
                 return claimed
         block = self.settings.block_ms if block_ms is None else block_ms
         share = self._share()
+        if self.shared:  # a blocking read ends in time to renew the leases
+            block = min(block, int(self.settings.lease_ttl_ms / 6))
         if self._ahead:  # what is left of a backlog is taken as a sweep would, up to a whole batch
             deliveries, self._ahead = self._ahead, []
             if self._more and len(deliveries) < self.settings.batch_size:
@@ -159,6 +206,7 @@ class Worker:
             return 0
         else:
             deliveries = self.bus.read(self.consumer, self.settings.batch_size, block, share)
+        deliveries = self._serving(deliveries)
         self._handle(deliveries, read_ahead=self.shared)
         return len(deliveries)
 
@@ -300,7 +348,10 @@ class Worker:
         dead-letter stream after ``max_deliveries``."""
         handled = 0
         while handled < self.settings.batch_size and not self.stopping.is_set():
-            claimed = self.bus.claim_stale(self.consumer, self.settings.claim_idle_ms, 1)
+            if self.shared and not self._owned:  # a serving worker claims only in partitions it leases
+                break
+            claimed = self.bus.claim_stale(self.consumer, self.settings.claim_idle_ms, 1,
+                                           only=self._owned if self.shared else None)
             if not claimed:
                 break
             self.beat()

@@ -160,6 +160,11 @@ def read_match(path: Path, fmt: Format | None = None) -> MatchLog:
         raise LogFileError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from e
 
 
+def parse_jsonl(text: str) -> MatchLog:
+    """A match log from the text of a JSON-lines file (e.g. an archive fetched over HTTP, decompressed)."""
+    return parse_records(_jsonl_records(text.splitlines()))
+
+
 def _read_stream(f: BinaryIO, path: Path, fmt: Format | None) -> MatchLog:
     fmt = fmt or guess_format(path, f.read(64))
     f.seek(0)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from services import redis_binary
 from services.stack.compose import ROOT, ComposeError, Mount, Service, is_redis
 
 LOOPBACK = "127.0.0.1"
@@ -247,9 +247,10 @@ def _redis_argv(service: Service, command: list[str], layout: Layout, name: str,
     container paths (``dir``, ``aclfile``, ...) mapped through the mounts. Redis acts on ``dir`` while it reads
     the file, before command-line options apply, so the server reads a host copy of the shipped conf made at
     each start with only those lines changed (a comment on each names the original)."""
-    exe = shutil.which("redis-server")
-    if exe is None:
-        raise ComposeError("redis-server is not installed (Debian: apt-get install redis-server)")
+    try:
+        exe = redis_binary.require()
+    except redis_binary.RedisBinaryError as e:
+        raise ComposeError(str(e)) from None
     argv = [exe]
     for word in command[1:]:
         if not word.endswith(".conf"):

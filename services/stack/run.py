@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import dataclasses
 import json
 import os
 import shutil
@@ -355,28 +356,94 @@ def stop(state: State, progress: Progress, grace_s: float | None = None) -> list
     order = [[p for p in state.processes if p.spec.service in level] for level in reversed(levels)]
     killed: list[str] = []
     for group in order:
-        live = [p for p in group if p.alive()]
-        for proc in live:
-            _signal_group(proc, signal.Signals[proc.spec.stop_signal])
-        deadline = {p.spec.name: time.monotonic() + (grace_s if grace_s is not None else p.spec.stop_grace_s)
-                    for p in live}
-        signalled = time.monotonic()
-        while live:
-            for proc in [p for p in live if _gone(p)]:
-                progress(f"{proc.spec.name} stopped after {time.monotonic() - signalled:.1f}s")
-            live = [p for p in live if not _gone(p)]
-            for proc in [p for p in live if time.monotonic() > deadline[p.spec.name]]:
-                progress(f"{proc.spec.name} did not stop within its grace period: SIGKILL")
-                log.warning("killed", process=proc.spec.name, pid=proc.pid)
-                with contextlib.suppress(OSError):  # the group: also children of a leader that already exited
-                    os.killpg(proc.pid, signal.SIGKILL)
-                killed.append(proc.spec.name)
-                deadline[proc.spec.name] = float("inf")
-            if live:
-                time.sleep(0.05)
-        for proc in group:
-            state.layout.pid(proc.spec.name).unlink(missing_ok=True)
+        killed += _stop_group(state, group, progress, grace_s)
     return killed
+
+
+def _stop_group(state: State, group: list[Running], progress: Progress, grace_s: float | None) -> list[str]:
+    """Stop ``group`` together: its stop signals, then SIGKILL past each one's grace period."""
+    killed: list[str] = []
+    live = [p for p in group if p.alive()]
+    for proc in live:
+        _signal_group(proc, signal.Signals[proc.spec.stop_signal])
+    deadline = {p.spec.name: time.monotonic() + (grace_s if grace_s is not None else p.spec.stop_grace_s)
+                for p in live}
+    signalled = time.monotonic()
+    while live:
+        for proc in [p for p in live if _gone(p)]:
+            progress(f"{proc.spec.name} stopped after {time.monotonic() - signalled:.1f}s")
+        live = [p for p in live if not _gone(p)]
+        for proc in [p for p in live if time.monotonic() > deadline[p.spec.name]]:
+            progress(f"{proc.spec.name} did not stop within its grace period: SIGKILL")
+            log.warning("killed", process=proc.spec.name, pid=proc.pid)
+            with contextlib.suppress(OSError):  # the group: also children of a leader that already exited
+                os.killpg(proc.pid, signal.SIGKILL)
+            killed.append(proc.spec.name)
+            deadline[proc.spec.name] = float("inf")
+        if live:
+            time.sleep(0.05)
+    for proc in group:
+        state.layout.pid(proc.spec.name).unlink(missing_ok=True)
+    return killed
+
+
+# --- restart and scale -------------------------------------------------------------------------------------
+
+def restart(directory: Path, name: str, progress: Progress, timeout_s: float = 120.0,
+            grace_s: float | None = None) -> State:
+    """Restart a service's processes one at a time (``worker``: each replica in turn; ``worker-2``: that one):
+    its stop signal and grace period, the same command and environment again (a new version of the code, if it
+    was installed meanwhile), and healthy before the next one goes — a rolling restart, as a rolling update of
+    a Deployment does it."""
+    state = State.load(directory.resolve())
+    for old in state.by_service(name):
+        _stop_group(state, [old], progress, grace_s)
+        new = _spawn(old.spec, state.layout)
+        state.processes[state.processes.index(old)] = new
+        state.save()
+        progress(f"{new.spec.name} restarted (pid {new.pid})")
+        log.info("restarted", process=new.spec.name, pid=new.pid)
+        wait_healthy([new], timeout_s, progress)
+    return state
+
+
+def scale(directory: Path, service: str, replicas: int, progress: Progress, timeout_s: float = 120.0,
+          grace_s: float | None = None) -> State:
+    """Run ``replicas`` processes of ``service``: new replicas are planned from the compose file as ``up`` plans
+    them (each its own ports), started and waited healthy; surplus ones (the highest numbers) are stopped."""
+    if replicas < 0:
+        raise StackError("replicas: 0 or more")
+    state = State.load(directory.resolve())
+    if service not in state.services:
+        raise StackError(f"no service {service!r}; have {', '.join(state.services)}")
+    current = sorted((p for p in state.processes if p.spec.service == service), key=lambda p: p.spec.replica)
+    if replicas < len(current):
+        surplus = current[replicas:]
+        _stop_group(state, surplus, progress, grace_s)
+        state.processes = [p for p in state.processes if p not in surplus]
+    elif replicas > len(current):
+        services = compose.runnable(compose.load(Path(state.compose_file)))
+        if services[service].ports and replicas > 1:
+            raise StackError(f"{service} publishes port {services[service].ports[0].host_port}: one replica only")
+        published = {(p.spec.service, int(key.split("/")[0])): port for p in state.processes
+                     for key, port in p.spec.ports.items() if key.endswith("/tcp")}
+        redis = [n for n in state.services if compose.is_redis(services[n])]
+        taken = {p.spec.replica for p in current}
+        wanted = dataclasses.replace(services[service], replicas=max(taken | {0}) + replicas - len(current))
+        specs = plan({**services, service: wanted}, [*redis, service], state.layout, published, free_port)
+        new = [s for s in specs if s.service == service and s.replica not in taken]
+        started = []
+        for spec in new:
+            running = _spawn(spec, state.layout)
+            state.processes.append(running)
+            started.append(running)
+            progress(f"{spec.name} started (pid {running.pid})")
+        state.save()
+        wait_healthy(started, timeout_s, progress)
+    state.services[service] = [p.spec.name for p in state.processes if p.spec.service == service]
+    state.save()
+    log.info("scaled", service=service, replicas=replicas)
+    return state
 
 
 def down(directory: Path, progress: Progress, grace_s: float | None = None, clean: bool = False) -> State:

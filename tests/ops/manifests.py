@@ -19,7 +19,7 @@ CRDS = {("keda.sh/v1alpha1", "ScaledObject"), ("keda.sh/v1alpha1", "TriggerAuthe
 # Overlays whose Secret airship-redis comes from the operator's secret store, not from kustomize.
 EXTERNAL_SECRETS = {"production": {"airship-redis"}, "production-hpa": {"airship-redis"}}
 SECRET_KEYS = {"worker-url", "projector-url", "gateway-url", "keda-username", "keda-password", "archiver-url",
-               "ratings-url"}
+               "ratings-url", "exporter-url"}
 
 Doc = dict[str, Any]
 

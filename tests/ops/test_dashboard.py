@@ -40,6 +40,7 @@ def scrape() -> Iterator[dict[str, set[str]]]:
     metrics.ARENA_TICKETS.labels("nim").inc(0)  # (the arena's, at the gateway: not run here)
     metrics.ARENA_MATCHES.labels("nim").inc(0)
     metrics.ARENA_REFUSED.labels("queue_full").inc(0)
+    metrics.PURGES.labels("purged").inc(0)  # (a worker's, on the archiver's match.purge: not run here)
     # The gateway's request metrics, recorded by its middleware on a real request (no Redis needed for /games).
     from fastapi.testclient import TestClient
 

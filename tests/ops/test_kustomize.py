@@ -156,7 +156,7 @@ def test_disruption_budgets_select_the_deployments(overlay: str) -> None:
 def test_metrics_services_and_service_monitor(overlay: str) -> None:
     docs = build(overlay)
     services = objects(docs, "Service")
-    for name in ("airship-worker", "airship-projector", "airship-ratings"):
+    for name in ("airship-worker", "airship-projector", "airship-ratings", "airship-archiver"):
         labels = one(docs, "Deployment", name)["spec"]["template"]["metadata"]["labels"]
         service = services[name]
         assert service["spec"]["selector"].items() <= labels.items()
@@ -170,7 +170,8 @@ def test_metrics_services_and_service_monitor(overlay: str) -> None:
     selected = [s for s in services.values()
                 if monitor["spec"]["selector"]["matchLabels"].items() <= s["metadata"]["labels"].items()]
     assert {s["metadata"]["name"] for s in selected} == {"airship-worker", "airship-projector", "airship-gateway",
-                                                         "airship-ratings"}
+                                                         "airship-ratings", "airship-archiver",
+                                                         "airship-redis-exporter"}
     endpoints = {e["port"]: e["path"] for e in monitor["spec"]["endpoints"]}
     assert endpoints == {"metrics": "/metrics", "http": "/metrics"}  # the gateway: /metrics on its HTTP port
     for service in selected:  # every selected Service is scraped through one of the endpoints
@@ -210,7 +211,9 @@ def test_production_overlays_pin_a_registry_image() -> None:
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
-def test_one_archiver_writes_the_archive_the_gateway_mounts_read_only(overlay: str) -> None:
+def test_one_archiver_owns_the_archive_and_the_gateways_ask_it(overlay: str) -> None:
+    """#32: no ReadWriteMany requirement: the archive volume is ReadWriteOnce and mounted by the archiver alone;
+    the gateways read archived matches over HTTP from the archiver's archive port (AIRSHIP_ARCHIVE_URL)."""
     docs = build(overlay)
     archiver = one(docs, "Deployment", "airship-archiver")
     assert archiver["spec"]["replicas"] == 1 and archiver["spec"]["strategy"]["type"] == "Recreate"
@@ -218,13 +221,64 @@ def test_one_archiver_writes_the_archive_the_gateway_mounts_read_only(overlay: s
     assert container["args"] == ["airship", "archiver"]
     refs = [v["valueFrom"]["secretKeyRef"] for v in container["env"] if v["name"] == "AIRSHIP_REDIS_URL"]
     assert refs == [{"name": "airship-redis", "key": "archiver-url"}]
-    directory = next(v["value"] for v in container["env"] if v["name"] == "AIRSHIP_ARCHIVE_DIR")
+    env = {v["name"]: v.get("value") for v in container["env"]}
     claim = one(docs, "PersistentVolumeClaim", "airship-archive")
-    for deployment, read_only in ((archiver, False), (one(docs, "Deployment", "airship-gateway"), True)):
-        pod = deployment["spec"]["template"]["spec"]
-        (volume,) = [v for v in pod["volumes"] if "persistentVolumeClaim" in v]
-        assert volume["persistentVolumeClaim"]["claimName"] == claim["metadata"]["name"]
-        (c,) = containers(deployment)
-        (mount,) = [m for m in c["volumeMounts"] if m["name"] == volume["name"]]
-        assert mount["mountPath"] == directory and mount.get("readOnly", False) is read_only
-        assert any(v == {"name": "AIRSHIP_ARCHIVE_DIR", "value": directory} for v in c["env"])
+    assert claim["spec"]["accessModes"] == ["ReadWriteOnce"]
+    for pvc in objects(docs, "PersistentVolumeClaim").values():
+        assert "ReadWriteMany" not in pvc["spec"]["accessModes"], pvc["metadata"]["name"]
+    mounted = {d["metadata"]["name"] for d in objects(docs, "Deployment").values()
+               for v in d["spec"]["template"]["spec"].get("volumes", [])
+               if v.get("persistentVolumeClaim", {}).get("claimName") == "airship-archive"}
+    assert mounted == {"airship-archiver"}
+    pod = archiver["spec"]["template"]["spec"]
+    (volume,) = [v for v in pod["volumes"] if "persistentVolumeClaim" in v]
+    (mount,) = [m for m in container["volumeMounts"] if m["name"] == volume["name"]]
+    assert mount["mountPath"] == env["AIRSHIP_ARCHIVE_DIR"] and not mount.get("readOnly", False)
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports["archive"] == int(env["AIRSHIP_ARCHIVE_PORT"])
+    (gateway,) = containers(one(docs, "Deployment", "airship-gateway"))
+    genv = {v["name"]: v.get("value") for v in gateway["env"]}
+    assert "AIRSHIP_ARCHIVE_DIR" not in genv
+    host, _, port = genv["AIRSHIP_ARCHIVE_URL"].removeprefix("http://").partition(":")
+    service = one(docs, "Service", host)
+    (sport,) = [p for p in service["spec"]["ports"] if p["port"] == int(port)]
+    assert sport["targetPort"] == "archive"
+    assert service["spec"]["selector"].items() <= archiver["spec"]["template"]["metadata"]["labels"].items()
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_image_is_pinned(overlay: str) -> None:
+    """#32: no ``:latest`` and no untagged image anywhere (the dev overlay ran ``airship:latest``); airship's own
+    image carries the version of pyproject.toml."""
+    import tomllib
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    for kind in ("Deployment", "StatefulSet"):
+        for workload in objects(build(overlay), kind).values():
+            for container in workload["spec"]["template"]["spec"]["containers"]:
+                image = container["image"]
+                name, _, tag = image.rpartition(":")
+                assert name and tag and tag != "latest" and "/" not in tag, f"{overlay}: {image}"
+                if name.endswith("airship"):
+                    assert tag == version, f"{overlay}: {image} is not the version {version}"
+
+
+def test_no_real_looking_password_is_committed() -> None:
+    """Only the dev overlay carries Redis passwords, each a ``<user>-dev-password`` placeholder (its users.acl and
+    its Secret's env file); production overlays take the Secret from the operator's store."""
+    import re
+
+    found: dict[str, set[str]] = {}
+    for path in (ROOT / "k8s").rglob("*"):
+        if path.is_file() and path.name != "README.md":  # (its example command writes '…')
+            text = path.read_text()
+            words = re.findall(r"\s>(\S+)", text) if path.suffix == ".acl" else []
+            words += [a or b for a, b in re.findall(r"://[^:/@\s]+:([^@\s]+)@|password=(\S+)", text)]
+            for secret in words:
+                found.setdefault(secret, set()).add(path.relative_to(ROOT).as_posix())
+    assert found, "the dev overlay's passwords were not found (the pattern is wrong)"
+    for secret, where in found.items():
+        if re.fullmatch(r"<[a-z-]+>", secret):  # a placeholder in a comment
+            continue
+        assert re.fullmatch(r"[a-z]+-dev-password", secret), (secret, where)
+        assert all("overlays/dev/" in w or "components/redis-dev/" in w for w in where), where

@@ -62,6 +62,7 @@ class RedisServer:
     acl: Path = ACL
     extra: dict[str, str] = field(default_factory=dict)
     port: int = field(default_factory=free_port)
+    exe: str = "redis-server"
     proc: subprocess.Popen[bytes] | None = None
 
     def url(self, user: str) -> str:
@@ -75,7 +76,7 @@ class RedisServer:
                      "logfile": str(self.dir / "redis.log"), **self.extra}
         lines = [line for line in CONF.read_text().splitlines() if line.split(" ", 1)[0] not in overrides]
         (self.dir / "redis.conf").write_text("\n".join([*lines, *(f"{k} {v}" for k, v in overrides.items())]) + "\n")
-        self.proc = subprocess.Popen(["redis-server", str(self.dir / "redis.conf")], stdout=subprocess.DEVNULL,
+        self.proc = subprocess.Popen([self.exe, str(self.dir / "redis.conf")], stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL)
         if wait:
             with self.admin() as admin:

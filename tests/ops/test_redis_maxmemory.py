@@ -133,3 +133,38 @@ def test_at_the_limit_writes_are_refused_cleanly_and_everything_proceeds_afterwa
         as_worker.close()
         raw.close()
         admin.close()
+
+
+def test_a_full_redis_is_told_apart_from_one_that_is_down(server: RedisServer) -> None:
+    """#32: at maxmemory the gateway (a real process, as the ``gateway`` user) answers a new match with 503
+    ``store_full`` ("the service's store is full"), not ``unavailable``, and counts it in
+    ``airship_gateway_store_full_total`` (what the alert AirshipRedisFull's runbook points at); with memory freed
+    the same request succeeds."""
+    import httpx
+
+    from services.gateway.launch import wait_ready
+    from tests.gateway.stack import free_port, spawn_gateway
+
+    settings = Settings(redis_url=server.url("gateway"), key_prefix=KP.prefix, partitions=KP.partitions, block_ms=50)
+    port = free_port()
+    gateway = spawn_gateway(settings, port)
+    admin = server.admin()
+    limit = str(admin.config_get("maxmemory")["maxmemory"])
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(url, gateway)
+        with httpx.Client(base_url=url, timeout=30.0) as http:
+            assert http.post("/matches", json={"game": "nim", "seats": 2}).status_code == 201
+            admin.config_set("maxmemory", 1)
+            full = http.post("/matches", json={"game": "nim", "seats": 2})
+            assert full.status_code == 503, full.text
+            assert full.json()["code"] == "store_full" and "full" in full.json()["detail"], full.text
+            assert full.headers["Retry-After"] == "30"
+            counted = http.get("/metrics").text
+            assert "airship_gateway_store_full_total 1.0" in counted, counted[-2000:]
+            admin.config_set("maxmemory", limit)
+            assert http.post("/matches", json={"game": "nim", "seats": 2}).status_code == 201
+    finally:
+        admin.config_set("maxmemory", limit)
+        admin.close()
+        stop(gateway)

@@ -238,7 +238,9 @@ def test_serving_workers_split_the_partitions_and_never_conflict(backend: Backen
     threads = [threading.Thread(target=w.run, daemon=True) for w in workers]
     for t in threads:
         t.start()
-    _wait(lambda: all(w._owned is not None and len(w._owned) < backend.bus.partitions for w in workers))
+    # (while the shares change a partition may be nobody's for a renewal period, never two workers')
+    _wait(lambda: all(w._owned for w in workers)
+          and set().union(*(w._owned or () for w in workers)) == set(range(backend.bus.partitions)))
     shares = [set(w._owned or ()) for w in workers]
     assert shares[0].isdisjoint(shares[1]) and shares[0] | shares[1] == set(range(backend.bus.partitions))
     matches = [running(backend, f"split-m{i}", seed=i) for i in range(8)]

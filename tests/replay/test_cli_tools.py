@@ -46,3 +46,41 @@ def test_tool_errors_are_one_line_and_exit_2(backend: InProcess, tmp_path: Path,
     assert main(["replay", "--redis", "redis://x", "--match", "nope"]) == 2
     assert "no match 'nope'" in capsys.readouterr().err
     assert isinstance(backend.backend, MemoryBackend)
+
+
+def test_replay_finds_an_archived_match(backend: InProcess, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """#32: a match the archiver moved out of Redis is replayed from the archive (``--archive``, else
+    ``AIRSHIP_ARCHIVE_DIR``, else the archiver at ``AIRSHIP_ARCHIVE_URL``), seed included: ``--verify`` decides
+    every command again."""
+    from services.archive.files import archive_path, write_archive
+    from services.archive.serve import serve_archive
+    from services.replay.files import MatchLog
+    from services.replay.transfer import load_match
+
+    log = load_match(backend.backend.store, "m1")
+    assert log.meta is not None
+    gone = MatchLog(log.meta.model_copy(update={"match_id": "gone1"}), log.events)
+    partitions = backend.backend.bus.partitions
+    write_archive(archive_path(tmp_path, "gone1", partitions), gone)
+    monkeypatch.delenv("AIRSHIP_ARCHIVE_DIR", raising=False)
+    monkeypatch.delenv("AIRSHIP_ARCHIVE_URL", raising=False)
+    assert main(["replay", "--redis", "redis://x", "--match", "gone1", "--verify"]) == 2
+    assert "nor in the archive" in capsys.readouterr().err
+    assert main(["replay", "--redis", "redis://x", "--match", "gone1", "--archive", str(tmp_path), "--verify"]) == 0
+    assert "OK" in capsys.readouterr().out
+    monkeypatch.setenv("AIRSHIP_ARCHIVE_DIR", str(tmp_path))
+    assert main(["replay", "--redis", "redis://x", "--match", "gone1", "--at", "3"]) == 0
+    assert "== version 3 of" in capsys.readouterr().out
+    monkeypatch.delenv("AIRSHIP_ARCHIVE_DIR")
+    from tests.ops.conftest import free_port
+
+    port = free_port()
+    server = serve_archive(tmp_path, partitions, port, host="127.0.0.1")
+    try:
+        monkeypatch.setenv("AIRSHIP_ARCHIVE_URL", f"http://127.0.0.1:{port}")
+        assert main(["replay", "--redis", "redis://x", "--match", "gone1", "--verify"]) == 0
+        assert "OK" in capsys.readouterr().out
+    finally:
+        server.shutdown()
+        server.server_close()
