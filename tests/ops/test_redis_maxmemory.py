@@ -144,10 +144,12 @@ def test_a_full_redis_is_told_apart_from_one_that_is_down(server: RedisServer) -
 
     from services.gateway.launch import wait_ready
     from tests.gateway.stack import free_port, spawn_gateway
+    from tests.pipeline.redis_fixtures import spawn
 
     settings = Settings(redis_url=server.url("gateway"), key_prefix=KP.prefix, partitions=KP.partitions, block_ms=50)
     port = free_port()
     gateway = spawn_gateway(settings, port)
+    worker = spawn(settings.with_(redis_url=server.url("worker")))  # it creates the matches (match.create)
     admin = server.admin()
     limit = str(admin.config_get("maxmemory")["maxmemory"])
     url = f"http://127.0.0.1:{port}"
@@ -168,3 +170,4 @@ def test_a_full_redis_is_told_apart_from_one_that_is_down(server: RedisServer) -
         admin.config_set("maxmemory", limit)
         admin.close()
         stop(gateway)
+        stop(worker)

@@ -27,7 +27,10 @@ from tests.ops.conftest import ROOT, free_port
 from tests.ops.test_redis_durability import password
 
 pytestmark = pytest.mark.gateway
-OLD_VERSION = "e91c59c"  # main when this was written: workers without partition leases
+# The version before this one: main just before partition leases came (workers without leases; the gateway's
+# match.create and match.join already decided by workers, #35). From a version older than match.create, upgrade
+# the workers first, then the gateways, then load the new users.acl (docs/operations.md, Upgrades).
+OLD_VERSION = "450013e"
 
 
 def airship(*args: str, timeout_s: float = 180.0) -> subprocess.CompletedProcess[str]:
