@@ -7,17 +7,6 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from schemas.mad_zeppelin import (
-    COMMANDS,
-    ArrangeHoldCommand,
-    ChooseColourCommand,
-    DraftCommand,
-    GiveCommand,
-    PlayTraitorCommand,
-    RerollCommand,
-    StealCommand,
-    ThrowCommand,
-)
 from services.games.base import Command, Event
 from services.games.errors import BadCommand, GameOver, IllegalMove, NotYourTurn
 from services.games.kit import parse_body
@@ -38,6 +27,17 @@ from services.games.mad_zeppelin.rules import (
     dice_colours,
     is_banned,
     throw_cost,
+)
+from services.games.mad_zeppelin.schemas import (
+    COMMANDS,
+    ArrangeHoldCommand,
+    ChooseColourCommand,
+    DraftCommand,
+    GiveCommand,
+    PlayTraitorCommand,
+    RerollCommand,
+    StealCommand,
+    ThrowCommand,
 )
 from services.games.mad_zeppelin.state import Phase, Sequence, State
 from services.games.tape import Tape

@@ -10,12 +10,12 @@ from typing import Any
 from pydantic import BaseModel
 
 from schemas.legal import Choice
-from schemas.mad_zeppelin import GAME_NAME, Options
 from services.games.base import Command, Event, Outcome
 from services.games.mad_zeppelin import decide as _decide
 from services.games.mad_zeppelin import legal as _legal
 from services.games.mad_zeppelin import setup as _setup
 from services.games.mad_zeppelin.evolve import evolve as _evolve
+from services.games.mad_zeppelin.schemas import GAME_NAME, Options
 from services.games.mad_zeppelin.scoring import outcome as _outcome
 from services.games.mad_zeppelin.state import State
 from services.games.mad_zeppelin.views import view as _view

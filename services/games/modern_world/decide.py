@@ -1,7 +1,7 @@
 """Deciding commands: check a command against the rules and return the events it causes.
 
 Checks run in a fixed order: the match is running, the body is well formed for its command type
-(:func:`services.games.kit.parse_body` against ``schemas.modern_world.COMMANDS``: strict, unknown
+(:func:`services.games.kit.parse_body` against ``services.games.modern_world.schemas.COMMANDS``: strict, unknown
 fields refused), the seat may act now, the command fits the phase, the rules allow it. Any failure
 raises a ``Rejected`` with a reason a player understands; the state is never touched. Events are
 written onto a :class:`~services.games.tape.Tape`, so a later step of the same decision (the
@@ -14,18 +14,6 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from schemas.modern_world import (
-    COMMANDS,
-    BidCommand,
-    BuildCommand,
-    BuyCommand,
-    CardsCommand,
-    ConvertCommand,
-    EmptyCommand,
-    PickNationCommand,
-    ProposeTradeCommand,
-    TradeIdCommand,
-)
 from services.games.base import Command, Event
 from services.games.errors import BadCommand, GameOver, IllegalMove, NotYourTurn
 from services.games.kit import parse_body
@@ -50,6 +38,18 @@ from services.games.modern_world.data import (
 from services.games.modern_world.evolve import evolve
 from services.games.modern_world.flow import Flow
 from services.games.modern_world.legal import AUCTIONS, may_act, to_act
+from services.games.modern_world.schemas import (
+    COMMANDS,
+    BidCommand,
+    BuildCommand,
+    BuyCommand,
+    CardsCommand,
+    ConvertCommand,
+    EmptyCommand,
+    PickNationCommand,
+    ProposeTradeCommand,
+    TradeIdCommand,
+)
 from services.games.modern_world.state import (
     Phase,
     State,
@@ -329,7 +329,7 @@ def decline_trade(tape: Flow, seat: int, cmd: TradeIdCommand) -> None:
 
 Handler = Callable[[Flow, int, Any], None]
 ANY = frozenset(Phase) - {Phase.SETUP, Phase.OVER}
-# command type -> (phases it is allowed in, handler); the body models are schemas.modern_world.COMMANDS
+# command type -> (phases it is allowed in, handler); the body models are services.games.modern_world.schemas.COMMANDS
 HANDLERS: dict[str, tuple[frozenset[Phase], Handler]] = {
     "convert": (ANY, convert),
     "pick_nation": (frozenset({Phase.NATIONS}), pick_nation),

@@ -9,11 +9,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from schemas.legal import Choice
-from schemas.modern_world import Options
 from services.games.base import Command, Event, Outcome, commands_of
 from services.games.modern_world.decide import decide
 from services.games.modern_world.evolve import HANDLERS
 from services.games.modern_world.legal import legal, to_act
+from services.games.modern_world.schemas import Options
 from services.games.modern_world.setup import MAX_SEATS, MIN_SEATS, NAME, TITLE, setup
 from services.games.modern_world.state import State
 from services.games.modern_world.views import view

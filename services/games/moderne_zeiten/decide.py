@@ -1,6 +1,6 @@
 """Deciding commands: checks a command against the rules and returns the events it causes.
 
-:func:`decide` reads the body with its schema model (:data:`schemas.moderne_zeiten.COMMANDS`: strict,
+:func:`decide` reads the body with its schema model (:data:`services.games.moderne_zeiten.schemas.COMMANDS`: strict,
 unknown fields refused), checks the match is running, the seat, the turn and the phase, then hands the
 typed command to its handler in :data:`HANDLERS`; the handlers check the rules (money, cards in hand,
 where the Zeppelin may go). Each decision writes its events onto a :class:`~services.games.tape.Tape`,
@@ -14,7 +14,6 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from schemas.moderne_zeiten import COMMANDS, BidCommand, DrawCommand, MoveCommand, PassCommand, PlayCommand
 from services.games.base import Command, Event
 from services.games.errors import BadCommand, GameOver, IllegalMove, NotYourTurn
 from services.games.kit import parse_body
@@ -36,6 +35,14 @@ from services.games.moderne_zeiten.rules import (
     payments,
     takes_control,
     without_finish,
+)
+from services.games.moderne_zeiten.schemas import (
+    COMMANDS,
+    BidCommand,
+    DrawCommand,
+    MoveCommand,
+    PassCommand,
+    PlayCommand,
 )
 from services.games.moderne_zeiten.scoring import score
 from services.games.moderne_zeiten.state import FINISH, NOBODY, STAY, Phase, State, choice_code, choice_name

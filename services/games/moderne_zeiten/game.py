@@ -9,12 +9,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from schemas.moderne_zeiten import GAME_NAME, Options
 from services.games.base import Command, Event, Outcome, commands_of
 from services.games.moderne_zeiten.data import MAX_SEATS, MIN_SEATS, PRINTED_BOARD, Board
 from services.games.moderne_zeiten.decide import decide
 from services.games.moderne_zeiten.evolve import evolve
 from services.games.moderne_zeiten.legal import legal, to_act
+from services.games.moderne_zeiten.schemas import GAME_NAME, Options
 from services.games.moderne_zeiten.scoring import outcome
 from services.games.moderne_zeiten.setup import TITLE, setup
 from services.games.moderne_zeiten.state import State

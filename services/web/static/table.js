@@ -23,6 +23,7 @@ export function tablePage(root, matchId, seat) {
     el('aside', {}, playing ? el('div', { class: 'panel' }, el('h2', {}, 'Your move'), commandBox) : null,
       el('div', { class: 'panel' }, el('h2', {}, 'What happened'), events), side)));
   let game = null;
+  let kind = null;
   let live = null;
   let record = null;
   let poll = null;
@@ -42,7 +43,6 @@ export function tablePage(root, matchId, seat) {
   function draw(msg) {
     record = msg;
     const view = msg.view;
-    const kind = boardFor(game);
     board.dataset.view = JSON.stringify(view);
     board.dataset.version = msg.version;
     board.dataset.key = msg.key;
@@ -105,6 +105,7 @@ export function tablePage(root, matchId, seat) {
       return;
     }
     game = m.game;
+    kind = await boardFor(game);
     head.replaceChildren(`${title(game)} `, el('span', { class: 'muted' }, matchId), playing ? ` · seat ${seat}` : ' · spectating');
     if (playing && !token) {
       status.textContent = 'This browser holds no token for this seat.';
