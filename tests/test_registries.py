@@ -109,6 +109,18 @@ def test_a_broken_game_leaves_the_cli_working(tmp_path: Path) -> None:
 NIM_REGISTRATION = Registration(NIM)
 
 
+def test_the_test_game_loads_through_one_entry_point_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tests/games/liars_dice is built as docs/game-contract.md says: its one entry-point line is all a registry
+    needs (tests/conftest.py registers the same object, as a test game is not installed)."""
+    from tests.games.liars_dice.game import GAME, REGISTRATION
+
+    registry = _registry_of(monkeypatch, EntryPoint("liars-dice", "tests.games.liars_dice.game:REGISTRATION",
+                                                    "airship.test-games"))
+    assert registry["liars-dice"] is REGISTRATION and REGISTRATION.game is GAME and registry.broken() == {}
+    assert REGISTRATION.perturber() is not None and REGISTRATION.schemas is not None
+    assert REGISTRATIONS["liars-dice"] is REGISTRATION and "liars-dice" not in builtin_games()
+
+
 def test_a_registry_of_an_empty_group_holds_what_is_registered() -> None:
     registry = Registry("airship.nothing-here")
     assert registry.builtin() == [] and len(registry) == 0
