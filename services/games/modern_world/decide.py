@@ -14,9 +14,9 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import services.games.modern_world.flow as flow
 from services.games.base import Command, Event
 from services.games.errors import BadCommand, IllegalMove
-from services.games.modern_world import flow
 from services.games.modern_world.codec import res_ids, res_names, token_map, token_tuple
 from services.games.modern_world.data import (
     ACTION,

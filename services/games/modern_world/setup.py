@@ -6,9 +6,9 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+import services.games.modern_world.flow as flow
 from services.games.base import Event
 from services.games.kit import check_options
-from services.games.modern_world import flow
 from services.games.modern_world.codec import event_names, market_names, res_names
 from services.games.modern_world.data import EVENTS, MARKETS, RESOURCE_COPIES, RESOURCES
 from services.games.modern_world.schemas import Options
