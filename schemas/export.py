@@ -1,17 +1,22 @@
-"""Generate the JSON Schema files in ``schemas/json`` from the pydantic models, or check they are fresh."""
+"""Generate the JSON Schema files in ``schemas/json`` from the pydantic models, or check they are fresh.
+
+The generic contracts are this package's; each game's shapes are given by the caller (``airship schemas``
+passes those of the registered built-in games, :func:`services.games.registry.builtin_schemas`), so this
+package still depends on nothing in ``services/``."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from schemas.envelopes import CommandEnvelope, CommandResult, EventEnvelope, MatchMeta, ViewRecord
+from schemas.game_schemas import GameSchemas
 from schemas.gateway import CLIENT_MESSAGES, SERVER_MESSAGES
 from schemas.legal import Choice
-from schemas.registry import GAME_SCHEMAS
 
 JSON_DIR = Path(__file__).parent / "json"
 ENVELOPES: tuple[type[BaseModel], ...] = (CommandEnvelope, EventEnvelope, CommandResult, MatchMeta, ViewRecord)
@@ -25,8 +30,9 @@ def _by_type(models: dict[str, type[BaseModel]]) -> dict[str, Any]:
     return {name: _schema(model) for name, model in sorted(models.items())}
 
 
-def documents() -> dict[str, dict[str, Any]]:
-    """Relative path -> JSON document, for every file that belongs in ``schemas/json``."""
+def documents(games: Mapping[str, GameSchemas]) -> dict[str, dict[str, Any]]:
+    """Relative path -> JSON document, for every file that belongs in ``schemas/json``: the generic contracts
+    and the shapes of ``games`` (name -> its schemas)."""
     docs: dict[str, dict[str, Any]] = {}
     for model in ENVELOPES:
         docs[f"envelopes/{model.__name__}.json"] = _schema(model)
@@ -35,7 +41,7 @@ def documents() -> dict[str, dict[str, Any]]:
         kind = message.model_fields["kind"].annotation.__args__[0]  # type: ignore[union-attr]
         side = "client" if message in CLIENT_MESSAGES else "server"
         docs[f"ws/{side}-{kind}.json"] = _schema(message)
-    for name, game in sorted(GAME_SCHEMAS.items()):
+    for name, game in sorted(games.items()):
         docs[f"{name}/options.json"] = _schema(game.options)
         docs[f"{name}/commands.json"] = {
             "title": f"{name} commands",
@@ -55,9 +61,9 @@ def render(doc: dict[str, Any]) -> str:
     return json.dumps(doc, indent=2, sort_keys=True) + "\n"
 
 
-def export(out: Path = JSON_DIR) -> list[Path]:
+def export(games: Mapping[str, GameSchemas], out: Path = JSON_DIR) -> list[Path]:
     written = []
-    for rel, doc in documents().items():
+    for rel, doc in documents(games).items():
         path = out / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(render(doc))
@@ -65,9 +71,9 @@ def export(out: Path = JSON_DIR) -> list[Path]:
     return written
 
 
-def stale(out: Path = JSON_DIR) -> list[str]:
+def stale(games: Mapping[str, GameSchemas], out: Path = JSON_DIR) -> list[str]:
     """Files that are missing, different, or no longer generated."""
-    docs = documents()
+    docs = documents(games)
     problems = [rel for rel, doc in docs.items() if not (out / rel).exists() or (out / rel).read_text() != render(doc)]
     existing = {str(p.relative_to(out)) for p in out.rglob("*.json")}
     problems += sorted(existing - set(docs))

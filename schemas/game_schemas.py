@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -57,6 +57,25 @@ class ViewModel(BaseModel):
     """Base for views. Extra fields are an error so a view cannot silently grow a leak."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+class OutcomeView(ViewModel):
+    """How a finished match ended: each seat's score, the winners (none, one or several), game-specific detail
+    (``abandoned``: its players ended it early)."""
+
+    scores: list[int]
+    winners: list[int]
+    detail: dict[str, Any]
+
+
+class GameView(ViewModel):
+    """The header every game's view starts with, added by the framework (``services.games.skeleton``); a game's
+    view model subclasses it and declares only its own fields."""
+
+    seat: int | None = Field(description="Whose view this is; null: a spectator's (the public view).")
+    to_act: list[int] = Field(description="The seats the match waits for.")
+    finished: bool
+    outcome: OutcomeView | None = Field(description="How the match ended; null while it runs.")
 
 
 class MatchPurgeBody(Body):

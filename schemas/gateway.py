@@ -48,6 +48,9 @@ class OptionInfo(Wire):
 
 class GameInfo(Wire):
     name: str
+    title: str = Field(description="The game's name for people (\"Moderne Zeiten\").")
+    board: str | None = Field(default=None, description="The URL of the game's web board (an ES module exporting "
+                                                        "board(view) and hand(view)); null: the view's fields.")
     min_seats: int
     max_seats: int
     commands: list[str]

@@ -15,18 +15,19 @@ and then sets ``schema_version`` to N+1 (so an event type nothing changed for ne
 
 Version 0 (the first shape) had no ``schema_version`` and named ``visible_to`` ``seats``.
 
-A game's own upcasters are declared as an entry point of the group ``airship.upcasters`` in
-``pyproject.toml``, naming a function that registers them: ``def upcasters(registry: Upcasters) -> None``.
-:data:`UPCASTERS` loads the group on first use (none of the built-in games has one yet). Code outside the
-built-in games (a test game) registers its upcasters itself.
+A game's own upcasters are named by its registration (``upcasters=`` in
+``services/games/<game>/registration.py``): a function that registers them,
+``def upcasters(registry: Upcasters) -> None``. :data:`UPCASTERS` calls its sources on first use; the game
+registry (:mod:`services.games.registry`, which this package does not import) adds the one that calls every
+built-in game's (none of the built-in games has one yet). Code outside the built-in games (a test game)
+registers its upcasters itself.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Any
 
 from pydantic import ValidationError
@@ -36,7 +37,9 @@ from schemas.envelopes import EVENT_SCHEMA_VERSION, EventEnvelope
 
 RawEvent = dict[str, Any]
 Upcaster = Callable[[RawEvent], RawEvent]
-UPCASTERS_GROUP = "airship.upcasters"
+
+
+Source = Callable[["Upcasters"], None]
 
 
 class UpcastError(ValueError):
@@ -60,27 +63,28 @@ class _Entry:
 
 
 class Upcasters:
-    """A registry of upcasters keyed by the schema version they upgrade from. With a ``group``, the entry
-    points of that group are loaded on first use (each a function registering upcasters here)."""
+    """A registry of upcasters keyed by the schema version they upgrade from. Its ``sources`` (functions
+    registering upcasters here) are called on first use."""
 
-    def __init__(self, current: int = EVENT_SCHEMA_VERSION, group: str | None = None) -> None:
+    def __init__(self, current: int = EVENT_SCHEMA_VERSION, sources: Iterable[Source] = ()) -> None:
         self.current = current
-        self.group = group
+        self._sources = list(sources)
         self._steps: dict[int, list[_Entry]] = {}
-        self._loaded = group is None
         self._lock = threading.Lock()
 
+    def add_source(self, source: Source) -> None:
+        """``source(self)`` registers upcasters, on the next use (the game registry adds the games')."""
+        with self._lock:
+            self._sources.append(source)
+
     def load(self) -> None:
-        """Let every entry point of ``group`` register its upcasters (once; reading does it on first use)."""
-        if self._loaded:
+        """Let every source register its upcasters (each once; reading does it on first use)."""
+        if not self._sources:
             return
         with self._lock:
-            if self._loaded:
-                return
-            self._loaded = True  # (a function below that upcasts meanwhile sees what is registered so far)
-            for ep in sorted(entry_points(group=self.group or ""), key=lambda ep: ep.name):
-                register = ep.load()
-                register(self)
+            sources, self._sources = self._sources, []  # (a source that upcasts meanwhile sees what is here)
+        for source in sources:
+            source(self)
 
     def register(self, from_version: int, game: str | None = None,
                  event_type: str | None = None) -> Callable[[Upcaster], Upcaster]:
@@ -117,7 +121,7 @@ class Upcasters:
         return out
 
 
-UPCASTERS = Upcasters(group=UPCASTERS_GROUP)
+UPCASTERS = Upcasters()
 
 
 @UPCASTERS.register(0)

@@ -1,9 +1,8 @@
 """Per-game plug-ins for the bots, and the bot factory.
 
 Everything in ``services/bots`` is generic over the game contract; what only a game can know lives in
-its :class:`GamePlugin`, registered in :data:`PLUGINS` (one module per game, e.g.
-``services/bots/moderne_zeiten.py``; the built-in ones are the entry points of ``airship.bots`` in
-``pyproject.toml``, loaded on first use):
+its :class:`GamePlugin`, the ``bot`` of its registration (:mod:`services.games.registration`; by
+convention the module ``bot.py`` of the game's package):
 
 - ``resample(view, seat, rng) -> state``: a full state consistent with that seat's view, the hidden parts
   drawn at random (a pure function in the game's package). Information-set MCTS needs it.
@@ -31,10 +30,8 @@ its :class:`GamePlugin`, registered in :data:`PLUGINS` (one module per game, e.g
   number of commands to get there.
 
 Adding a game: write ``resample`` in the game's package (tested by ``tests/bots/test_plugins.py``, which
-loops over every registered plug-in), a heuristic bot and optionally an encoder in
-``services/bots/<game>.py`` defining ``PLUGIN = GamePlugin(...)``, and declare it in ``pyproject.toml``
-(``[project.entry-points."airship.bots"]``, ``<game> = "services.bots.<game>:PLUGIN"``). A plug-in of a
-game that is not built in (a test game) is added with :func:`register_plugin` by the code that uses it.
+loops over every registered plug-in), a heuristic bot and optionally an encoder in the package's
+``bot.py`` defining ``PLUGIN = GamePlugin(...)``, and name it in the game's registration (``bot=PLUGIN``).
 The tournament, ISMCTS and PettingZoo code need nothing more.
 
 A bot kind is named ``kind`` or ``kind:parameter`` (``ismcts:400`` is ISMCTS with 400 iterations; bare
@@ -49,10 +46,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.bots.base import Bot, CommandDict, RandomBot
-from services.games import get_game
 from services.games.base import Command, Outcome
 from services.games.errors import BadOptions
-from services.games.registry import Registry
+from services.games.registry import REGISTRATIONS, registration_of
 
 Resample = Callable[[Mapping[str, Any], int, random.Random], Any]
 Encode = Callable[[Mapping[str, Any]], list[float]]
@@ -91,23 +87,14 @@ class GamePlugin:
     playout_stream: PlayoutStream | None = None
 
 
-def _plugin_game(plugin: GamePlugin) -> str:
-    return plugin.game
-
-
-PLUGINS: Registry[GamePlugin] = Registry("airship.bots", "bot plug-in", name_of=_plugin_game)
-"""Game name -> its plug-in: the built-in ones declared by entry points, loaded on first use."""
-
-
-def register_plugin(plugin: GamePlugin) -> GamePlugin:
-    """Add the plug-in of a game that is not built in (registering the same plug-in again is harmless)."""
-    return PLUGINS.register(plugin.game, plugin)
+def plugins() -> dict[str, GamePlugin]:
+    """Game name -> its plug-in, for every registered game that has one."""
+    return {name: r.bot for name, r in REGISTRATIONS.items() if r.bot is not None}
 
 
 def plugin_for(game: str) -> GamePlugin:
     """The game's plug-in; a bare one (random bots, generic encoder) for a game without its own."""
-    get_game(game)  # an unknown game is a clear error
-    return PLUGINS.get(game) or GamePlugin(game)
+    return registration_of(game).bot or GamePlugin(game)  # an unknown game is a clear error
 
 
 def flatten_numbers(view: Mapping[str, Any], size: int) -> list[float]:

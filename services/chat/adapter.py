@@ -1,4 +1,5 @@
-"""What a game provides to be played in chat, and the registry of those adapters.
+"""What a game provides to be played in chat: its adapter, the ``chat`` of its registration
+(:mod:`services.games.registration`; by convention the module ``chat.py`` of the game's package).
 
 A game without its own adapter gets :class:`~services.chat.generic.DefaultAdapter`, which works from
 the legal commands alone. A game's adapter may subclass it and override only what it does better
@@ -7,12 +8,12 @@ the legal commands alone. A game's adapter may subclass it and override only wha
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from schemas.envelopes import EventEnvelope
-from services.games.registry import Registry
+from services.games.registry import REGISTRATIONS
 
 CommandDict = dict[str, Any]
 
@@ -46,34 +47,10 @@ class ChatAdapter(Protocol):
         ...
 
 
-def _instance(adapter: Any) -> ChatAdapter:
-    """An entry point names the adapter class (or an instance); the registry holds one instance."""
-    return cast(ChatAdapter, adapter() if isinstance(adapter, type) else adapter)
-
-
-def _same_adapter(registered: ChatAdapter, loaded: Any) -> bool:
-    """One class, one adapter: an instance of the class an entry point names is that entry point's adapter."""
-    return registered is loaded or type(registered) is (loaded if isinstance(loaded, type) else type(loaded))
-
-
-ADAPTERS: Registry[ChatAdapter] = Registry("airship.chat", "chat adapter", prepare=_instance, same=_same_adapter)
-"""Game name -> its chat adapter: the built-in ones declared by entry points of ``airship.chat`` (the
-adapter class) in ``pyproject.toml``, loaded on first use."""
-
-
-def register_adapter(game: str) -> Callable[[type[Any]], type[Any]]:
-    """Class decorator: an instance of the class is ``game``'s chat adapter (for a game that is not built
-    in; a built-in game's adapter is declared by its entry point)."""
-
-    def add(cls: type[Any]) -> type[Any]:
-        ADAPTERS.register(game, _instance(cls))
-        return cls
-
-    return add
-
-
 def get_adapter(game: str) -> ChatAdapter:
-    """The game's adapter; the generic one for a game without its own."""
+    """The game's adapter (the ``chat`` of its registration); the generic one for a game without its own,
+    or a name no game has."""
     from services.chat.generic import DEFAULT
 
-    return ADAPTERS.get(game, DEFAULT)
+    registration = REGISTRATIONS.get(game)
+    return registration.chat if registration is not None and registration.chat is not None else DEFAULT

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from services.cli.common import Subcommand, SubParsers
 from services.games import GAMES
+from services.games.registry import REGISTRATIONS
 
 
 def add_schemas(sub: SubParsers) -> None:
@@ -23,16 +24,18 @@ def add_games(sub: SubParsers) -> None:
 
 def cmd_schemas(args: argparse.Namespace) -> int:
     from schemas import export
+    from services.games.registry import builtin_schemas
     from services.gateway import openapi
 
     out = args.out or export.JSON_DIR
+    games = builtin_schemas()
     if args.action == "export":
-        for path in export.export(out):
+        for path in export.export(games, out):
             print(path)
         if args.out is None:
             print(openapi.export())
         return 0
-    problems = export.stale(out)
+    problems = export.stale(games, out)
     if args.out is None and openapi.stale():
         problems.append("../openapi.json")
     for rel in problems:
@@ -44,6 +47,8 @@ def cmd_games(args: argparse.Namespace) -> int:
     for name, game in sorted(GAMES.items()):
         options = ", ".join(f"{k}={f.default!r}" for k, f in game.Options.model_fields.items())
         print(f"{name:16} {game.title} ({game.min_seats}-{game.max_seats} players) options: {options or '-'}")
+    for name, why in sorted(REGISTRATIONS.broken().items()):
+        print(f"{name:16} does not load: {why}")
     return 0
 
 

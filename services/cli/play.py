@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from services.cli.common import Subcommand, SubParsers, check_options, parse_option
-from services.games import GAMES
+from services.games import get_game
 from services.games.errors import BadOptions
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def add_play(sub: SubParsers) -> None:
     p = sub.add_parser("play", help="play a complete match among bots through the whole pipeline")
-    p.add_argument("--game", default="moderne-zeiten", choices=sorted(GAMES))
+    p.add_argument("--game", default="moderne-zeiten", help="the game (airship games lists them)")
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--seed", type=int, default=None, help="match seed (random if absent)")
     p.add_argument("--option", "-o", action="append", type=parse_option, default=[],
@@ -68,6 +68,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from services.bots.runner import ProgressLine, play_match
     from services.pipeline.inprocess import InProcess
 
+    get_game(args.game)  # an unknown (or broken) game: one line, before anything starts
     options = dict(args.option)
     check_options(args.game, options)
     bots = make_bots(args.bots, args.players, args.seed, args.game)

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from schemas.game_schemas import ABANDON_COMMAND, MATCH_ABANDONED, MatchAbandonedEvent
 from services.games.base import Body, Command, Event, Game, Outcome
-from services.games.errors import BadCommand, GameOver
+from services.games.errors import GAME_OVER, BadCommand, GameOver
 from services.games.kit import first_error
 
 __all__ = ["ABANDON_COMMAND", "EXPIRED", "MATCH_ABANDONED", "abandon_rule", "abandoned_outcome", "decide_any",
@@ -68,7 +68,7 @@ def ended_text(outcome: dict[str, Any]) -> str:
 def abandon(game: Game[Any], state: Any, body: Body) -> list[Event]:
     """The events of the abandon command: ``MatchAbandoned``, unless the match is already over."""
     if game.outcome(state) is not None:
-        raise GameOver("the match is over")
+        raise GameOver(GAME_OVER)
     try:
         checked = MatchAbandonedEvent.model_validate(body)
     except ValidationError as e:

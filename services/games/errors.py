@@ -1,10 +1,15 @@
 """The rejection family: every way a command can be refused, with a reason a player understands.
 
-`decide` raises one of these; the worker turns it into a rejected command result. A rejection never
+`decide` raises one of these (starting with ``services.games.skeleton.prologue``, which words the common cases
+the same for every game); the worker turns it into a rejected command result. A rejection never
 changes state. The `code` is stable and machine-readable; the message is for people.
 """
 
 from __future__ import annotations
+
+GAME_OVER = "the match is over"
+"""The one wording of :class:`GameOver` (``services.games.skeleton.prologue``, ``services.games.abandon``)."""
+NOT_STARTED = "the match has not started"
 
 
 class Rejected(Exception):

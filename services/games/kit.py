@@ -1,6 +1,6 @@
 """What every game package uses the same way: options, seat counts, command bodies, fast state copies.
 
-A game's wire shapes live in ``schemas/<game>.py`` (the one definition). At run time a game
+A game's wire shapes live in its package's ``schemas.py`` (the one definition). At run time a game
 
 - checks options and the seat count with :func:`check_options` (one rejection wording for all games);
 - reads each command body with :func:`parse_body`: the body is validated against the command's
@@ -76,3 +76,9 @@ def fast_replace(cls: type[T]) -> type[T]:
 
     setattr(cls, "_replace", _replace)  # noqa: B010  (NamedTuple forbids defining _replace in the class body)
     return cls
+
+
+def public_players(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The ``players`` list of a (public) view, for a game's standing in the replay chart."""
+    players = view.get("players")
+    return [p for p in players if isinstance(p, Mapping)] if isinstance(players, list) else []

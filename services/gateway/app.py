@@ -47,10 +47,10 @@ from schemas.gateway import (
     ViewAnswer,
     view_fields,
 )
-from schemas.registry import GAME_SCHEMAS
 from services import metrics
-from services.games import GAMES, get_game
+from services.games import get_game
 from services.games.errors import Rejected
+from services.games.registry import REGISTRATIONS
 from services.gateway.addresses import address_key, forwarded_client
 from services.gateway.apidocs import add_docs
 from services.gateway.cache import Lru
@@ -328,11 +328,12 @@ def _routes(app: FastAPI) -> None:
     @app.get("/games", response_model=GameList, tags=["lobby"], responses=problems())
     async def games(request: Request, st: Annotated[State, Depends(limited)]) -> Response:
         infos = []
-        for name, game in sorted(GAMES.items()):
-            schemas = GAME_SCHEMAS.get(name)
+        for name, registered in sorted(REGISTRATIONS.items()):
+            game, schemas = registered.game, registered.schemas
             options = [OptionInfo(name=k, default=f.default, description=f.description or "")
                        for k, f in game.Options.model_fields.items()]
-            infos.append(GameInfo(name=name, min_seats=game.min_seats, max_seats=game.max_seats,
+            infos.append(GameInfo(name=name, title=game.title, board=registered.web_board_url,
+                                  min_seats=game.min_seats, max_seats=game.max_seats,
                                   commands=sorted(schemas.commands) if schemas else [], options=options))
         return encode(request, GameList(games=infos))
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -26,6 +26,8 @@ from fastapi.responses import Response
 
 from schemas.envelopes import EventEnvelope, MatchMeta
 from schemas.gateway import MATCH_ID, ReplayOverview, ReplayStep, Verification
+from services.games.registration import Numbers
+from services.games.registry import registration_of
 from services.gateway.app import MAX_VERSION, State, limited, optional_token, problems
 from services.gateway.wire import Refused, encode
 from services.pipeline.states import to_event
@@ -37,35 +39,6 @@ from services.replay.verify import verify
 MatchId = Annotated[str, PathParam(pattern=MATCH_ID)]
 KEPT = 16  # replays kept in memory
 BUILDS = 2  # replays built at once
-Numbers = list[float | None]
-
-
-def _players(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    players = view.get("players")
-    return [p for p in players if isinstance(p, Mapping)] if isinstance(players, list) else []
-
-
-def _moderne_zeiten(state: Any, public: Mapping[str, Any]) -> tuple[Numbers, Numbers | None]:
-    from services.games.moderne_zeiten.scoring import score  # public inputs only: money, played cards, claims
-
-    return [float(s) for s in score(state).scores], [p.get("money") for p in _players(public)]
-
-
-def _modern_world(state: Any, public: Mapping[str, Any]) -> tuple[Numbers, Numbers | None]:
-    tokens = [p.get("tokens") or {} for p in _players(public)]
-    return [t.get("victory") for t in tokens], [t.get("money") for t in tokens]
-
-
-def _mad_zeppelin(state: Any, public: Mapping[str, Any]) -> tuple[Numbers, Numbers | None]:
-    players = _players(public)
-    return [p.get("points") for p in players], [p.get("gold") for p in players]
-
-
-Standing = Callable[[Any, Mapping[str, Any]], tuple[Numbers, "Numbers | None"]]
-STANDINGS: dict[str, Standing] = {"moderne-zeiten": _moderne_zeiten, "modern-world": _modern_world,
-                                  "mad-zeppelin": _mad_zeppelin}
-"""Each seat's score as it stands (from public information only) and money, per game; a game not listed
-here has its scores at the end only (its outcome)."""
 
 
 @dataclass
@@ -84,7 +57,7 @@ def build(meta: MatchMeta, events: list[EventEnvelope]) -> Built:
     log = MatchLog(meta.model_copy(update={"seed": None, "credential_hashes": {}}), events)
     replay = Replay(log)
     game = replay.game
-    standing = STANDINGS.get(meta.game)
+    standing = registration_of(meta.game).standing  # each seat's score as it stands (else: at the end only)
     report = verify(log)
     scores: list[Numbers] = []
     money: list[Numbers] = []

@@ -1,36 +1,22 @@
 """Views and events as text. Any view renders generically (``key: value`` lines, nested lists and maps
-compact on one line); a game can have a nicer board: declared by an entry point of ``airship.boards``, or
-registered with :func:`register_renderer`."""
+compact on one line); a game can have a nicer board: the ``board`` of its registration
+(:mod:`services.games.registration`; by convention the module ``board.py`` of the game's package)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from schemas.envelopes import EventEnvelope
-from services.games.registry import Registry
+from services.games.registry import REGISTRATIONS
 
-Renderer = Callable[[Mapping[str, Any]], str]
-RENDERERS: Registry[Renderer] = Registry("airship.boards", "board renderer")
-"""Game name -> its board renderer: the built-in ones declared by entry points of ``airship.boards`` in
-``pyproject.toml``, loaded on first use."""
 WIDTH = 100
 
 
-def register_renderer(game: str) -> Callable[[Renderer], Renderer]:
-    """Decorator: ``fn(view) -> str`` renders the board of ``game`` (instead of the generic text), for a game
-    that is not built in (a built-in game's board is declared by its entry point)."""
-
-    def add(fn: Renderer) -> Renderer:
-        RENDERERS.register(game, fn)
-        return fn
-
-    return add
-
-
 def render_board(game: str | None, view: Mapping[str, Any]) -> str:
-    renderer = RENDERERS.get(game or "", render_generic)
-    return renderer(view)
+    registration = REGISTRATIONS.get(game or "")
+    renderer = registration.board if registration is not None else None
+    return (renderer or render_generic)(view)
 
 
 def compact(value: Any) -> str:

@@ -14,8 +14,11 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.responses import FileResponse, Response
+from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
+
+from services.games.registry import REGISTRATIONS
 
 STATIC = Path(__file__).with_name("static")
 HEADERS = {
@@ -38,10 +41,19 @@ class Assets(StaticFiles):
 
 
 def add_web(app: FastAPI) -> None:
-    """``GET /``: the page; ``/web/...``: its scripts, styles and pictures."""
+    """``GET /``: the page; ``/web/...``: its scripts, styles and pictures; ``/web/games/<game>.js``: the web
+    board a game's registration names (it lives in the game's package; ``GET /games`` gives its URL)."""
 
     @app.get("/", include_in_schema=False)
     async def index() -> Any:
         return FileResponse(STATIC / "index.html", headers={**HEADERS, "Cache-Control": "no-cache"})
+
+    @app.get("/web/games/{game}.js", include_in_schema=False)
+    async def board(game: str) -> Any:
+        registration = REGISTRATIONS.get(game)
+        if registration is None or registration.web_board is None:
+            raise HTTPException(404, "no such web board")  # (a problem, as every other 404)
+        return FileResponse(registration.web_board, media_type="text/javascript",
+                            headers={**HEADERS, "Cache-Control": "no-cache"})
 
     app.mount("/web", Assets(directory=STATIC), name="web")

@@ -1,4 +1,4 @@
-"""The bot plug-in of the nim test game: resample, a perfect-play heuristic; registered on import."""
+"""The bot plug-in of the nim test game: resample, a perfect-play heuristic; added to its registration on import."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from services.bots.base import CommandDict
-from services.bots.plugins import GamePlugin, register_plugin
+from services.bots.plugins import GamePlugin
+from services.games.registry import extend
 from tests.pipeline.nim import NimState
 
 
@@ -35,4 +36,5 @@ class NimHeuristic:
         return self._rng.choice(list(legal))
 
 
-PLUGIN = register_plugin(GamePlugin(game="nim", resample=resample, heuristic=NimHeuristic, max_actions=4))
+PLUGIN = GamePlugin(game="nim", resample=resample, heuristic=NimHeuristic, max_actions=4)
+extend("nim", bot=PLUGIN)

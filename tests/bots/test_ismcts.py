@@ -102,7 +102,7 @@ def test_successive_halving_spends_the_playouts_on_the_heuristics_choice_and_the
 
 
 def test_modern_worlds_short_playout_lists_are_among_the_legal_commands() -> None:
-    from services.bots.modern_world import playout_commands
+    from services.games.modern_world.bot import playout_commands
 
     game = get_game("modern-world")
     state, _ = start(game, 3, {}, 2)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import random
 
-from services.bots.mad_zeppelin import OBS_SIZE, PLUGIN, Heuristic, encode, evaluate, rollout
 from services.bots.tournament import run_tournament
 from services.games import get_game
 from services.games.base import Command
+from services.games.mad_zeppelin.bot import OBS_SIZE, PLUGIN, Heuristic, encode, evaluate, rollout
 from services.games.mad_zeppelin.data import CRATE_VALUE
 from services.games.mad_zeppelin.rules import throw_cost
 from services.games.mad_zeppelin.state import State

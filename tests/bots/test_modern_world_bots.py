@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from services.bots.modern_world import OBS_SIZE, Heuristic, encode, evaluate, rollout
 from services.bots.tournament import run_tournament
 from services.games import get_game
 from services.games.base import Command
+from services.games.modern_world.bot import OBS_SIZE, Heuristic, encode, evaluate, rollout
 from services.games.modern_world.resample import resample
 from services.games.rng import derive_rng
 

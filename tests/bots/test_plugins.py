@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from pettingzoo.test import api_test
 
 from services.bots.pettingzoo_env import make_env
-from services.bots.plugins import PLUGINS, GamePlugin, encoder_for, flatten_numbers, make_bot
+from services.bots.plugins import GamePlugin, encoder_for, flatten_numbers, make_bot, plugins
 from services.games import GAMES, get_game
 from services.games.errors import BadOptions
+from services.games.registry import REGISTRATIONS
 from services.games.rng import derive_rng
 
 
@@ -30,9 +32,9 @@ def _states(game_name: str, seats: int, seed: int) -> list[Any]:
     return out
 
 
-@pytest.mark.parametrize("name", sorted(n for n, p in PLUGINS.items() if p.resample is not None))
+@pytest.mark.parametrize("name", sorted(n for n, p in plugins().items() if p.resample is not None))
 def test_every_resample_keeps_the_seats_view_and_plays_on(name: str) -> None:
-    game, plugin = get_game(name), PLUGINS[name]
+    game, plugin = get_game(name), plugins()[name]
     assert plugin.resample is not None
     rng = random.Random(1)
     for seats in sorted({game.min_seats, game.max_seats}):
@@ -46,14 +48,14 @@ def test_every_resample_keeps_the_seats_view_and_plays_on(name: str) -> None:
                         game.decide(sampled, command, random.Random(0))
 
 
-@pytest.mark.parametrize("name", sorted(PLUGINS))
+@pytest.mark.parametrize("name", sorted(plugins()))
 def test_every_plugin_bounds_the_legal_commands_and_encodes_to_its_size(name: str) -> None:
     game = get_game(name)
     encode, size = encoder_for(name)
     for state in _states(name, game.min_seats, seed=2):
         for seat in range(game.min_seats):
             assert len(encode(game.view(state, seat))) == size
-            assert len(game.legal_commands(state, seat)) <= PLUGINS[name].max_actions
+            assert len(game.legal_commands(state, seat)) <= plugins()[name].max_actions
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
@@ -71,7 +73,7 @@ def test_bots_are_made_by_name_with_clear_errors(monkeypatch: pytest.MonkeyPatch
         make_bot("ismcts:many", "moderne-zeiten", 1)
     with pytest.raises(BadOptions, match="unknown game"):
         make_bot("random", "chess", 1)
-    monkeypatch.setitem(PLUGINS, "nim", GamePlugin("nim"))
+    monkeypatch.setitem(REGISTRATIONS, "nim", replace(REGISTRATIONS["nim"], bot=GamePlugin("nim")))
     with pytest.raises(BadOptions, match="no heuristic"):
         make_bot("heuristic", "nim", 1)
     with pytest.raises(BadOptions, match="resample"):

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemas.envelopes import EventEnvelope
-from services.chat.adapter import ADAPTERS, ChatError, get_adapter, register_adapter
+from services.chat.adapter import ChatError, get_adapter
 from services.chat.chatform import format_value
 from services.chat.generic import DEFAULT, DefaultAdapter
 from services.games.base import replay
+from services.games.registration import Registration
+from services.games.registry import REGISTRATIONS
 from services.games.rng import derive_rng
 from tests.pipeline.nim import NIM
 
@@ -132,14 +135,11 @@ def test_events_and_views_render_as_short_lines() -> None:
     assert len(long) == 200 and long.endswith("…")
 
 
-def test_a_game_registers_its_own_adapter_and_others_get_the_default() -> None:
-    @register_adapter("fancy-nim")
+def test_a_game_registers_its_own_adapter_and_others_get_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     class Fancy(DefaultAdapter):
         def render_view(self, view: Any) -> list[str]:
             return [f"{view['pile']} matches left"]
 
-    try:
-        assert get_adapter("fancy-nim").render_view({"pile": 3}) == ["3 matches left"]
-        assert get_adapter("nim") is DEFAULT
-    finally:
-        ADAPTERS.pop("fancy-nim")
+    monkeypatch.setitem(REGISTRATIONS, "fancy-nim", Registration(NIM, chat=Fancy()))
+    assert get_adapter("fancy-nim").render_view({"pile": 3}) == ["3 matches left"]
+    assert get_adapter("nim") is DEFAULT and get_adapter("no-such-game") is DEFAULT

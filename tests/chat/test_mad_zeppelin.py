@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from schemas.envelopes import EventEnvelope
 from schemas.legal import choices_from_wire, covered
 from services.chat.adapter import ChatError, get_adapter
-from services.chat.games.mad_zeppelin import MadZeppelinAdapter, cargo_of, traitor_of
 from services.chat.games.words import Problem
 from services.games.base import Command, Event
 from services.games.mad_zeppelin import GAME
+from services.games.mad_zeppelin.chat import MadZeppelinAdapter, cargo_of, traitor_of
 from services.games.mad_zeppelin.data import COLOUR_OF, TRAITOR_KEYS
 from services.games.mad_zeppelin.state import State
 from services.games.rng import derive_rng

@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from schemas.envelopes import EventEnvelope
 from schemas.legal import concrete, covered
 from services.chat.adapter import ChatError, get_adapter
-from services.chat.games.modern_world import ModernWorldAdapter, card_of, token_of
 from services.chat.games.words import Problem, read_items
 from services.games.base import Command, Event, Game
 from services.games.errors import IllegalMove
 from services.games.modern_world import GAME
+from services.games.modern_world.chat import ModernWorldAdapter, card_of, token_of
 from services.games.modern_world.state import Phase, State, Trade
 from services.games.rng import derive_rng
 from services.replay.render import render_board

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from schemas.envelopes import EventEnvelope
 from schemas.legal import choices_from_wire, concrete, covered
 from services.chat.adapter import ChatError, get_adapter
-from services.chat.games.moderne_zeiten import ModerneZeitenAdapter, industry_of, read_cards
 from services.games.base import Event
+from services.games.moderne_zeiten.chat import ModerneZeitenAdapter, industry_of, read_cards
 from services.games.moderne_zeiten.game import GAME
 from services.games.moderne_zeiten.state import State
 from services.games.rng import derive_rng

@@ -2,21 +2,21 @@
 
 - **contract**: the game object declares what the registry expects; its options model is the schema's;
   every event of random matches (full and redacted body) and every view validate against the game's
-  schema models (``schemas/<game>.py``, the one definition of its wire shapes);
+  schema models (the ``schemas`` of its registration, the one definition of its wire shapes);
 - **determinism**: the same seed and the same commands give the same events, byte for byte;
 - **hidden information**: a seat's view never changes when only what is hidden from it changes
   (``tests/games/test_hidden_generic.py`` runs that check for every built-in game);
 - **legal completeness**: in random reachable states, every command ``decide`` accepts (from a broad
-  per-game superset of candidates, ``candidates_<game>.py``) is covered by ``legal``, and commands
+  per-game superset of candidates, the ``candidates`` of its registration) is covered by ``legal``, and commands
   sampled from every choice ``legal`` lists are accepted; a seat not to act has no choice;
 - **replay**: folding the log gives the state built step by step, and the views of both agree.
 
-A new game passes this suite by adding its entry point and a ``candidates_<game>.py`` here.
+A new game passes this suite by its registration: its ``schemas`` and its ``candidates`` (a game without
+either fails here).
 """
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -25,20 +25,22 @@ import msgpack
 import pytest
 
 from schemas.legal import Choice, covered
-from schemas.registry import GAME_SCHEMAS
-from services.games import builtin_games, get_game
+from services.games import get_game
 from services.games.base import Command, Event, Game, replay
 from services.games.errors import Rejected
+from services.games.registration import Candidates
+from services.games.registry import registration_of
 from services.games.rng import derive_rng
-from tests.games.harness import check_schemas, start
+from tests.games.harness import check_schemas, schemas_of, start
+from tests.registered import SUITE_GAMES
 
-GAMES = builtin_games()
-Candidates = Callable[[Any, int], list[tuple[str, dict[str, Any]]]]
+GAMES = SUITE_GAMES
 
 
 def candidates_for(game: Game[Any]) -> Candidates:
-    module = importlib.import_module(f"tests.conformance.candidates_{game.name.replace('-', '_')}")
-    return module.candidates  # type: ignore[no-any-return]
+    candidates = registration_of(game.name).candidates
+    assert candidates is not None, f"{game.name}: its registration declares no conformance candidates"
+    return candidates
 
 
 def seat_counts(game: Game[Any]) -> list[int]:
@@ -68,7 +70,7 @@ def playout(game: Game[Any], seats: int, seed: int,
 @pytest.mark.parametrize("name", GAMES)
 def test_contract(name: str) -> None:
     game = get_game(name)
-    schemas = GAME_SCHEMAS[name]
+    schemas = schemas_of(name)
     assert schemas.game == name and game.Options is schemas.options
     assert 1 <= game.min_seats <= game.max_seats
     assert set(schemas.commands), "a game declares its commands"

@@ -10,9 +10,10 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from schemas.registry import GAME_SCHEMAS
+from schemas.game_schemas import GameSchemas
 from services.games.base import Event, Game, Outcome, replay
 from services.games.errors import Rejected
+from services.games.registry import registration_of
 from services.games.rng import derive_rng
 
 Invariant = Callable[[Any], None]
@@ -26,8 +27,15 @@ def start(game: Game[Any], seats: int, options: Mapping[str, Any], seed: int) ->
     return state, events
 
 
+def schemas_of(name: str) -> GameSchemas:
+    """The wire shapes in the game's registration (every built-in game has them: the conformance suite)."""
+    schemas = registration_of(name).schemas
+    assert schemas is not None, f"{name}: the registration declares no schemas"
+    return schemas
+
+
 def check_schemas(game: Game[Any], events: list[Event], state: Any, seats: int) -> None:
-    schemas = GAME_SCHEMAS[game.name]
+    schemas = schemas_of(game.name)
     for event in events:
         model = schemas.events[event.type]
         model.model_validate(event.body)

@@ -10,12 +10,13 @@ from typing import Any
 import pytest
 
 from schemas.game_schemas import ABANDON_COMMAND, MATCH_ABANDONED
-from schemas.registry import GAME_SCHEMAS
 from services.games import get_game
 from services.games.abandon import abandoned_outcome, decide_any, is_abandoned
 from services.games.base import Command, Game
 from services.games.errors import BadCommand, GameOver
-from services.games.registry import builtin_games, default_seats
+from services.games.registry import default_seats
+from tests.games.harness import schemas_of
+from tests.registered import SUITE_GAMES
 
 VOTE = {"votes": [2, 0, 1, 0], "rule": "all"}
 
@@ -36,7 +37,7 @@ def playing(game: Game[Any], seats: int, steps: int, seed: int) -> Any:
     return state
 
 
-@pytest.mark.parametrize("name", builtin_games())
+@pytest.mark.parametrize("name", SUITE_GAMES)
 @pytest.mark.parametrize("steps", [0, 7, 40, 150])
 def test_abandoning_ends_the_match_at_any_point(name: str, steps: int) -> None:
     game = get_game(name)
@@ -48,7 +49,7 @@ def test_abandoning_ends_the_match_at_any_point(name: str, steps: int) -> None:
     events = decide_any(game, state, Command(0, ABANDON_COMMAND, VOTE), random.Random(0))
     assert [(e.type, e.body, e.visible_to) for e in events] == [(MATCH_ABANDONED, {"votes": [0, 1, 2],
                                                                                    "rule": "all"}, None)]
-    GAME_SCHEMAS[name].events[MATCH_ABANDONED].model_validate(events[0].body)
+    schemas_of(name).events[MATCH_ABANDONED].model_validate(events[0].body)
     for event in events:
         state = game.evolve(state, event)
     outcome = game.outcome(state)
@@ -64,7 +65,7 @@ def test_abandoning_ends_the_match_at_any_point(name: str, steps: int) -> None:
     with pytest.raises(GameOver):  # and it cannot be abandoned twice
         decide_any(game, state, Command(1, ABANDON_COMMAND, VOTE), random.Random(0))
     for seat in (None, *range(seats)):
-        view = GAME_SCHEMAS[name].view.model_validate(game.view(state, seat))
+        view = schemas_of(name).view.model_validate(game.view(state, seat))
         assert view.finished and view.outcome is not None  # type: ignore[attr-defined]
 
 

@@ -1,6 +1,7 @@
 """Hidden information, for every built-in game: in random reachable states, after every event type the
 game emits, each seat's view and the public view are unchanged when everything hidden from that seat is
-changed (a per-game perturber, tests/games/hidden_plugins.py). Every secret event is redacted for the
+changed (the perturber of the game's registration, or one drawn from its ``resample``; a game with neither
+fails). Every secret event is redacted for the
 seats it is not for, in the events and in the envelopes the feeds and exports hand out."""
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.games import builtin_games, get_game
+from services.games import get_game
 from services.games.base import Event, Game
+from services.games.registration import Perturb
+from services.games.registry import registration_of
 from services.games.rng import derive_rng
 from services.pipeline.states import to_envelope
-from tests.games.hidden_plugins import PERTURBERS, Perturb
+from tests.registered import SUITE_GAMES
 
 
 def _checked_playout(game: Game[Any], perturb: Perturb, seed: int, seats: int,
@@ -64,13 +67,14 @@ def _check_events(events: list[Event], seats: int) -> None:
 
 
 def _perturber(name: str) -> Perturb:
-    perturb = PERTURBERS.get(name)
+    perturb = registration_of(name).perturber()
     if perturb is None:
-        pytest.skip(f"no hidden-information perturber for {name}: add one to tests/games/hidden_plugins.py")
+        pytest.fail(f"{name} has no hidden-information perturber: give its registration perturb=..., or a bot "
+                    f"plug-in with resample=...")
     return perturb
 
 
-@pytest.mark.parametrize("name", builtin_games())
+@pytest.mark.parametrize("name", SUITE_GAMES)
 def test_views_ignore_hidden_changes_after_every_event_type(name: str) -> None:
     game, perturb = get_game(name), _perturber(name)
     covered: set[str] = set()
@@ -83,7 +87,7 @@ def test_views_ignore_hidden_changes_after_every_event_type(name: str) -> None:
     assert len(covered) >= 3 and differed > 100, (covered, differed)
 
 
-@pytest.mark.parametrize("name", builtin_games())
+@pytest.mark.parametrize("name", SUITE_GAMES)
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), extra=st.integers(0, 10), steps=st.integers(0, 300))
 def test_random_reachable_states_hide_what_they_should(name: str, seed: int, extra: int, steps: int) -> None:

@@ -34,8 +34,8 @@ def _rejects(state: State, command: Command, error: type[Rejected], reason: str)
 
 @pytest.mark.parametrize(("seat", "kind", "body", "error", "reason"), [
     (0, "fly", {}, BadCommand, "unknown command 'fly'"),
-    (9, "play_traitor", {"traitor": "captain"}, NotYourTurn, "seat 9 is not in this match"),
-    (-1, "play_traitor", {"traitor": "captain"}, NotYourTurn, "not in this match"),
+    (9, "play_traitor", {"traitor": "captain"}, BadCommand, "there is no seat 9 in this match of"),
+    (-1, "play_traitor", {"traitor": "captain"}, BadCommand, "there is no seat -1"),
     (1, "play_traitor", {"traitor": "negotiator"}, NotYourTurn, "it is seat 0's turn to play a Traitor"),
     (0, "throw", {"card": "coal"}, IllegalMove, "'throw' is not possible now: you must play a Traitor"),
     (0, "play_traitor", {}, BadCommand, "'traitor': Field required"),

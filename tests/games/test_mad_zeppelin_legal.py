@@ -13,13 +13,13 @@ import msgpack
 import pytest
 
 from schemas.legal import Choice, choices_from_wire, covered
-from schemas.mad_zeppelin import COMMANDS, SCHEMAS, TRAITORS, Options
 from services.games.base import Command, commands_of
 from services.games.errors import BadCommand, Rejected
 from services.games.mad_zeppelin import GAME
+from services.games.mad_zeppelin.candidates import candidates
 from services.games.mad_zeppelin.legal import canonical
+from services.games.mad_zeppelin.schemas import COMMANDS, SCHEMAS, TRAITORS, Options
 from services.games.mad_zeppelin.state import Phase, Player, Sequence, State
-from tests.conformance.candidates_mad_zeppelin import candidates
 from tests.games.mad_zeppelin_helpers import act, sampled_states, table
 
 STATES = sampled_states(12, every=2)

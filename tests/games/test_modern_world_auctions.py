@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.games.errors import IllegalMove
+from services.games.errors import IllegalMove, NotYourTurn
 from services.games.modern_world import flow
 from services.games.modern_world.codec import market_names
 from services.games.modern_world.data import INFLUENCE, MARKET_INDEX, MONEY, VICTORY
@@ -21,7 +21,7 @@ def leader_auction(seats: int = 3, leader: int = 1, **kw: object) -> State:
 def test_leader_auction_starts_with_the_current_leader() -> None:
     s = leader_auction(leader=2)
     assert s.auction is not None and s.auction.turn == 2
-    with pytest.raises(Exception, match="not your turn"):
+    with pytest.raises(NotYourTurn, match="it is seat 2's turn"):
         play(s, 0, "pass")
 
 

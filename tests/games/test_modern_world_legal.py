@@ -15,9 +15,9 @@ import pytest
 from schemas.legal import Choice, covered
 from services.games.base import Command, commands_of
 from services.games.errors import BadCommand, Rejected
+from services.games.modern_world.candidates import candidates
 from services.games.modern_world.state import Phase, State, Trade
 from services.games.rng import derive_rng
-from tests.conformance.candidates_modern_world import candidates
 from tests.games.harness import random_playout
 from tests.games.mw_helpers import GAME, auction, new_match, player, state, tokens
 

@@ -45,7 +45,7 @@ def test_wrong_seat(seat: Any) -> None:
 
 def test_out_of_turn() -> None:
     e = rejected(leader_state(), 1, "bid", amount=1)
-    assert isinstance(e, NotYourTurn) and "waiting for seat 0" in e.reason
+    assert isinstance(e, NotYourTurn) and "it is seat 0's turn" in e.reason
 
 
 @pytest.mark.parametrize(

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import random
 
-from schemas.registry import GAME_SCHEMAS
 from services.games.modern_world.decide import HANDLERS as COMMANDS
 from services.games.modern_world.evolve import HANDLERS as EVENTS
 from services.games.rng import derive_rng
-from tests.games.harness import random_playout
+from tests.games.harness import random_playout, schemas_of
 from tests.games.mw_helpers import GAME, new_match
 
-SCHEMAS = GAME_SCHEMAS["modern-world"]
+SCHEMAS = schemas_of("modern-world")
 ORDER = ["leader", "market", "resource", "investment", "trade", "build", "end"]
 
 

@@ -78,7 +78,7 @@ def test_the_game_ends_at_once_and_accepts_no_more_commands() -> None:
     state, _ = act(state, 0, "play", {"cards": {"telecom": 1}})
     state, events = act(state, 0, "move", {"to": "finish"})
     assert "TurnEnded" not in types(events)
-    with pytest.raises(GameOver, match="the game is over"):
+    with pytest.raises(GameOver, match="the match is over"):
         GAME.decide(state, Command(1, "draw"), random.Random(0))
     assert GAME.legal_commands(state, 1) == []
 

@@ -116,12 +116,12 @@ def test_malformed_move_body_is_rejected() -> None:
 
 
 def test_commands_before_the_match_started_are_rejected() -> None:
-    _rejected(started(4), 0, "draw", {}, NotYourTurn, "the match has not started")
-    _rejected(GAME.initial(), 0, "draw", {}, NotYourTurn, "the match has not started")
+    _rejected(started(4), 0, "draw", {}, IllegalMove, "the match has not started")
+    _rejected(GAME.initial(), 0, "draw", {}, IllegalMove, "the match has not started")
 
 
 def test_commands_after_the_game_ended_are_rejected() -> None:
     state = turn_state(4, 0, hands={0: {"telecom": 1}}, position=(26, 0, 0, 0))
     state, _ = act(state, 0, "play", {"cards": {"telecom": 1}})
     state, _ = act(state, 0, "move", {"to": "finish"})
-    _rejected(state, 1, "draw", {}, GameOver, "the game is over")
+    _rejected(state, 1, "draw", {}, GameOver, "the match is over")

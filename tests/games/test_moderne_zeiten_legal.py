@@ -11,13 +11,13 @@ import msgpack
 import pytest
 
 from schemas.legal import Choice, Counts, IntRange, covered
-from schemas.moderne_zeiten import COMMANDS, INDUSTRIES, MOVE_TARGETS, PHASES, SCHEMAS, MzView
 from services.games.base import Command
 from services.games.errors import Rejected
+from services.games.moderne_zeiten.candidates import candidates
 from services.games.moderne_zeiten.data import INDUSTRY_INDEX
 from services.games.moderne_zeiten.game import GAME
+from services.games.moderne_zeiten.schemas import COMMANDS, INDUSTRIES, MOVE_TARGETS, PHASES, SCHEMAS, MzView
 from services.games.moderne_zeiten.state import Phase, State
-from tests.conformance.candidates_moderne_zeiten import candidates
 from tests.games.moderne_zeiten_helpers import act, auction_state, turn_state
 
 BOOK_EXAMPLE = {"automobile": 3, "telecom": 2, "aviation": 1, "shipping": 1}  # the rule book's first play

@@ -7,15 +7,14 @@ import random
 import pytest
 from pydantic import ValidationError
 
-from schemas.moderne_zeiten import SCHEMAS
-from schemas.registry import GAME_SCHEMAS
 from services.games.moderne_zeiten import GAME
-from tests.games.harness import start
+from services.games.moderne_zeiten.schemas import SCHEMAS
+from tests.games.harness import schemas_of, start
 from tests.games.moderne_zeiten_helpers import act
 
 
 def test_schemas_are_registered_under_the_game_name() -> None:
-    assert GAME_SCHEMAS["moderne-zeiten"] is SCHEMAS
+    assert schemas_of("moderne-zeiten") is SCHEMAS
     assert SCHEMAS.options is GAME.Options
 
 

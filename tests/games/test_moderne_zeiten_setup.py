@@ -16,7 +16,7 @@ from services.games.moderne_zeiten.data import (
     PRINTED_TRACK,
     make_board,
 )
-from services.games.moderne_zeiten.game import GAME, ModerneZeiten
+from services.games.moderne_zeiten.game import GAME, moderne_zeiten
 from services.games.moderne_zeiten.state import Phase
 from services.games.moderne_zeiten.views import view
 from tests.games.harness import start
@@ -139,7 +139,7 @@ def test_board_track_order_and_values_match_the_rules_table() -> None:
 
 def test_another_printing_of_the_board_can_be_loaded() -> None:
     reversed_board = make_board(tuple(reversed(PRINTED_TRACK)), PRINTED_CITY_POINTS, PRINTED_INDUSTRY_POINTS)
-    game = ModerneZeiten(reversed_board)
+    game = moderne_zeiten(reversed_board)
     state, _ = start(game, 3, {}, seed=1)
     assert state.board is reversed_board
     assert view(state, 0)["track"][0] == {

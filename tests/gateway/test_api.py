@@ -13,6 +13,8 @@ import msgpack
 import pytest
 from websockets.sync.client import connect as ws_connect
 
+from services.games.registry import registration_of
+from tests import registered
 from tests.gateway.stack import GatewayStack
 
 pytestmark = [pytest.mark.redis, pytest.mark.gateway]
@@ -64,8 +66,18 @@ def wait_public(c: httpx.Client, match_id: str, version: int) -> dict[str, Any]:
 
 
 def test_games_list_every_builtin_game_with_options(gateway_stack: GatewayStack) -> None:
-    games = {g["name"]: g for g in client(gateway_stack).get("/games").json()["games"]}
-    assert {"moderne-zeiten", "modern-world", "mad-zeppelin"} <= set(games)
+    """Each game as its registration says: the title and the URL of its web board, which the gateway serves."""
+    http = client(gateway_stack)
+    games = {g["name"]: g for g in http.get("/games").json()["games"]}
+    assert set(registered.GAMES) <= set(games)
+    for name in registered.GAMES:
+        registration = registration_of(name)
+        assert games[name]["title"] == registration.title and games[name]["board"] == registration.web_board_url
+        if registration.web_board is not None:
+            board = http.get(games[name]["board"])
+            assert board.status_code == 200 and "javascript" in board.headers["content-type"]
+            assert board.text == registration.web_board.read_text()
+    assert games["nim"]["board"] is None and http.get("/web/games/nim.js").status_code == 404
     mz = games["moderne-zeiten"]
     assert mz["min_seats"] == 3 and mz["max_seats"] == 5 and "bid" in mz["commands"]
     assert {o["name"] for o in mz["options"]} == {"forced_move", "move_needs_play", "crash_after_move"}

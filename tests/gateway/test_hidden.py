@@ -28,6 +28,7 @@ import redis
 
 from schemas.codec import unpack_result
 from schemas.legal import Choice
+from tests import registered
 from tests.gateway.attack_kit import Match, Socket, assert_problem, auth, client, create_match, wait_until
 from tests.gateway.hidden_truth import Truth, leaves, normal
 from tests.gateway.stack import GatewayStack, gateway_stack  # noqa: F401  (the fixture)
@@ -277,20 +278,18 @@ def check_finished_log(http: httpx.Client, match: Match, truth: Truth, reveal: b
         assert_no_secret_words([answer], truth, seat)
 
 
-GAMES = [  # game, reveal_log, play to the end (else this many steps)
-    pytest.param("moderne-zeiten", False, None, id="moderne-zeiten-to-the-end-unrevealed"),
-    pytest.param("mad-zeppelin", True, None, id="mad-zeppelin-to-the-end-revealed"),
-    pytest.param("modern-world", True, 60, id="modern-world-60-steps"),
-]
+# every built-in game; the games take turns with and without a public finished log, so both paths are covered
+GAMES = [pytest.param(game, i % 2 == 0, id=f"{game}-{'revealed' if i % 2 == 0 else 'unrevealed'}")
+         for i, game in enumerate(registered.GAMES)]
 
 
-@pytest.mark.parametrize(("game", "reveal", "steps"), GAMES)
-def test_hidden_information_over_every_path(stack: GatewayStack, r: redis.Redis, game: str, reveal: bool,
-                                            steps: int | None) -> None:
+@pytest.mark.parametrize(("game", "reveal"), GAMES)
+def test_hidden_information_over_every_path(stack: GatewayStack, r: redis.Redis, game: str, reveal: bool) -> None:
+    steps, seats = registered.parameters(game).stack_steps, registered.stack_seats(game)  # steps None: to the end
     with client(stack.url, polite=True) as http:  # many requests from one address: 429s are waited out
         other = create_match(http, "nim", 2)
-        match = create_match(http, game, 3, reveal_log=reveal)
-        truth = Truth(r, stack.settings.keys, match.id, game, 3).refresh()
+        match = create_match(http, game, seats, reveal_log=reveal)
+        truth = Truth(r, stack.settings.keys, match.id, game, seats).refresh()
         assert truth.hidden_from(A), f"{game} dealt nothing secret from seat {A}: nothing would be tested"
         seat_ws = Listening(stack.ws_url, match.id, match.tokens[A])
         spectator_ws = Listening(stack.ws_url, match.id, None)

@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
+from tests import registered
 from tests.gateway.stack import GatewayStack
 
 JS_DIR = Path(__file__).parent / "js"
-GAMES = [("moderne-zeiten", 3, 11), ("modern-world", 3, 12), ("mad-zeppelin", 3, 13)]
 BOT_TIMEOUT_S = 150  # the bot's own global timeout; the subprocess gets a little more
 
 pytestmark = [pytest.mark.gateway, pytest.mark.redis]
@@ -54,9 +54,9 @@ def run_bot(node: str, url: str, game: str, seats: int, seed: int) -> tuple[int,
     return done.returncode, summary, done.stderr
 
 
-@pytest.mark.parametrize(("game", "seats", "seed"), GAMES, ids=[g for g, _, _ in GAMES])
-def test_js_bot_plays_a_whole_match(node: str, gateway_stack: GatewayStack, game: str, seats: int,
-                                    seed: int) -> None:
+@pytest.mark.parametrize("game", registered.GAMES)
+def test_js_bot_plays_a_whole_match(node: str, gateway_stack: GatewayStack, game: str) -> None:
+    seats, seed = registered.stack_seats(game), 11 + registered.GAMES.index(game)
     started = time.monotonic()
     code, summary, stderr = run_bot(node, gateway_stack.url, game, seats, seed)
     took = time.monotonic() - started

@@ -30,11 +30,11 @@ from services.client import GatewayClient
 from services.stack import compose
 from services.stack.plan import Layout, plan
 from tests.ops.conftest import ROOT, free_port
+from tests.registered import GAMES
 
 COMPOSE = ROOT / "docker-compose.yml"
 ACL = ROOT / "infra" / "redis" / "users.acl"
 BASE_ENV = {"PATH", "HOME", "PYTHONPATH"}  # the harness's base environment (services/stack/plan.py)
-GAMES = ("moderne-zeiten", "modern-world", "mad-zeppelin")
 LEAK = "AIRSHIP_STACK_TEST_NOT_PASSED_ON"
 
 

@@ -10,11 +10,12 @@ from schemas.envelopes import ViewRecord
 from schemas.legal import choices_from_wire
 from services.bots.base import RandomBot
 from services.bots.runner import play_match
-from services.games import builtin_games, default_seats, get_game
+from services.games import default_seats, get_game
 from services.pipeline.inprocess import InProcess
+from tests.registered import SUITE_GAMES
 
 
-@pytest.mark.parametrize("name", builtin_games())
+@pytest.mark.parametrize("name", SUITE_GAMES)
 def test_records_declare_who_acts_and_how_it_ended(name: str) -> None:
     game = get_game(name)
     seats = default_seats(game)

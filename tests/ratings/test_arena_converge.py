@@ -18,9 +18,10 @@ Modern World and Mad Zeppelin (the arena pairs whichever two wait) and 3 in Mode
   each player the matches and wins its arena loop saw.
 - ``test_the_counts_are_enough``: why the first is not flaky (and stays so if the bots change a little): simulated
   ladders of the same counts and pairings, folded with the same rating code, with the heuristic bot winning less
-  often than tournaments measure it (:data:`P_WINS`: about the lower ends of the measured 95% intervals: in
-  2-seat matches against random, ``airship tournament --bots heuristic,random --seed 1`` gives Mad Zeppelin 98.0%
-  [93.0%, 99.4%] of 100, Modern World 100% [91.2%, 100%] of 40; Moderne Zeiten with 3 seats 86.0% [79.5%, 90.7%]
+  often than tournaments measure it (:data:`P_WINS`, each game's ``heuristic_wins`` test parameter: about the
+  lower ends of the measured 95% intervals: in 2-seat matches against random,
+  ``airship tournament --bots heuristic,random --seed 1`` gives Mad Zeppelin 98.0% [93.0%, 99.4%] of 100, Modern
+  World 100% [91.2%, 100%] of 40; Moderne Zeiten with 3 seats 86.0% [79.5%, 90.7%]
   (docs/bots.md)), put a random bot first in none of 500 ladders per game (none of 5,000 per game when this was
   written: a failure rate below 1 in 1,700 at 95% confidence, at win rates below the measured ones).
 """
@@ -46,16 +47,19 @@ from services.ratings import arena
 from services.ratings.ladder import Placing, RatedMatch, fold, rated_match
 from services.ratings.store import RatingsStore
 from services.settings import Settings
+from tests import registered
 from tests.gateway.stack import GatewayStack, running_stack, stack_settings
 from tests.pipeline.redis_fixtures import stop
 from tests.ratings.arena_kit import Scripts
 from tests.ratings.conftest import spawn_ratings
 
-SEATS = {"mad-zeppelin": 2, "modern-world": 2, "moderne-zeiten": 3}  # per match
 PLAYERS = {"heur": "heuristic", "rand1": "random", "rand2": "random"}
-MATCHES = {"mad-zeppelin": 100, "modern-world": 70, "moderne-zeiten": 130}  # in process
-STACK_MATCHES = {"mad-zeppelin": 12, "modern-world": 3, "moderne-zeiten": 6}  # through the whole stack
-P_WINS = {"mad-zeppelin": 0.9, "modern-world": 0.9, "moderne-zeiten": 0.78}  # the heuristic's win rate, lowered
+# per game, from its registration's test parameters: the seats of a match (the smallest table), the matches
+# played in process and through the whole stack, and the heuristic's win rate (lowered)
+SEATS = {game: registered.smallest_table(game) for game in registered.GAMES}
+MATCHES = {game: registered.parameters(game).arena_matches for game in registered.GAMES}
+STACK_MATCHES = {game: registered.parameters(game).arena_stack_matches for game in registered.GAMES}
+P_WINS = {game: registered.parameters(game).heuristic_wins for game in registered.GAMES}
 
 
 def assert_heuristic_first(game: str, standings: list[dict[str, object]]) -> None:

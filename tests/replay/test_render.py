@@ -5,8 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import pytest
+
 from schemas.envelopes import EventEnvelope
-from services.replay.render import RENDERERS, compact, describe_event, register_renderer, render_board, render_generic
+from services.games.registration import Registration
+from services.games.registry import REGISTRATIONS
+from services.replay.render import compact, describe_event, render_board, render_generic
+from tests.pipeline.nim import NIM
 
 
 def test_generic_rendering_is_key_value_lines_with_compact_nesting() -> None:
@@ -30,16 +35,14 @@ def test_long_nested_values_open_indented_blocks() -> None:
     assert any(line.startswith("deck: [0, 1, 2") for line in lines)  # a long flat list stays one line
 
 
-def test_a_game_can_register_its_own_board() -> None:
-    @register_renderer("test-board")
+def test_a_game_can_register_its_own_board(monkeypatch: pytest.MonkeyPatch) -> None:
     def board(view: Mapping[str, Any]) -> str:
         return f"PILE {view['pile']}"
 
-    try:
-        assert render_board("test-board", {"pile": 3}) == "PILE 3"
-        assert render_board("unknown", {"pile": 3}) == "pile: 3"
-    finally:
-        RENDERERS.pop("test-board")
+    monkeypatch.setitem(REGISTRATIONS, "test-board", Registration(NIM, board=board))
+    assert render_board("test-board", {"pile": 3}) == "PILE 3"
+    assert render_board("nim", {"pile": 3}) == "pile: 3"
+    assert render_board("unknown", {"pile": 3}) == "pile: 3"
 
 
 def test_events_describe_their_cause_as_the_reader_may_see_it() -> None:

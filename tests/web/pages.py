@@ -114,7 +114,8 @@ def play_by_clicking(page: Any, truth: Truth, seat: int, rng: random.Random, *, 
         version, view = shown_view(page)
         assert normal(view) == truth.refresh().view(version, seat), f"the page's view of version {version}"
         if state["finished"]:
-            return {"clicks": clicks, "version": version, "rejections_seen": rejections_seen, "status": state["status"]}
+            return {"clicks": clicks, "version": version, "rejections_seen": rejections_seen, "status": state["status"],
+                    "typed_past_range": tried_bad}
         if state["rejected"]:  # (a command that lost a race with another seat's, in phases where several act)
             page.evaluate("() => document.querySelectorAll('#controls .choice[data-rejected]')"
                           ".forEach(r => r.removeAttribute('data-rejected'))")

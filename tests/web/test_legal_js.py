@@ -1,7 +1,7 @@
 """The web client's check of a command against ``legal`` (``services/web/static/legal.js``, run in Node.js) says
 what ``schemas/legal.py``'s ``covers`` says and what the game's ``decide`` does, in random states of every game:
 for each choice's commands, the same with one value of the wrong type (bool, float, str, at any depth), and
-each game's broad set of conformance candidates (tests/conformance/candidates_<game>.py).
+each game's broad set of conformance candidates (the ``candidates`` of its registration).
 
 A JavaScript number has no int/float distinction: the JSON the client sends is what is compared (Python's
 ``2.0`` reaches it as ``2``, which it sends as ``2``, a whole number the service takes)."""
@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 
 from schemas.legal import Choice, covered
-from services.games import builtin_games, get_game
+from services.games import get_game
 from services.games.base import Command, Event, Game
 from tests.conformance.test_games import _accepts, candidates_for, mutations, playout, seat_counts
+from tests.registered import SUITE_GAMES
 
 SCRIPT = Path(__file__).with_name("legal_js.mjs")
 PER_SEAT = 40  # cases per acting seat and state
@@ -64,7 +65,7 @@ def node() -> str:
     return found
 
 
-@pytest.mark.parametrize("name", builtin_games())
+@pytest.mark.parametrize("name", SUITE_GAMES)
 def test_legal_js_covers_agrees_with_python_and_decide(node: str, name: str) -> None:
     game = get_game(name)
     counted = {"cases": 0, "covered": 0, "float_to_whole": 0}

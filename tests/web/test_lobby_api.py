@@ -139,7 +139,7 @@ def test_replay_perspectives_follow_the_log_being_public(web_stack: GatewayStack
 
 
 def test_the_page_and_its_files_carry_a_strict_policy(http: httpx.Client) -> None:
-    for path in ("/", "/web/app.js", "/web/boards/modern-world.js", "/web/style.css"):
+    for path in ("/", "/web/app.js", "/web/games/modern-world.js", "/web/boards/common.js", "/web/style.css"):
         answer = http.get(path)
         assert answer.status_code == 200, path
         policy = answer.headers["content-security-policy"]

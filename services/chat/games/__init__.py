@@ -1,6 +1,4 @@
-"""Chat adapters of the built-in games, one module per game.
-
-They are declared as entry points (group ``airship.chat`` in ``pyproject.toml``) and loaded by
-:func:`services.chat.adapter.get_adapter` on first use. Adding a game: a module here with a
-:class:`~services.chat.generic.DefaultAdapter` (or ``NaturalAdapter``) subclass, and its entry point.
+"""Helpers for the chat adapters of the games (each game's adapter is the module ``chat.py`` of its package,
+named in its registration): :mod:`natural`, an adapter base reading shorthand commands, and :mod:`words`,
+reading item lists and prefixes out of chat text.
 """

@@ -37,7 +37,7 @@ Search follows by itself); ``use_ability`` {traitor | die | look+seat | seat | n
 ``steal`` {take} (a Captain), ``give`` {what, card} (the Negotiator's target), ``arrange_hold``
 {order} (the Geologist). Traitor keys: captain, councillor, taster, guard, machinist, lookout,
 doctor, geologist, anarchist, clairvoyant, negotiator, opportunist, stowaway, shadow. The bodies are
-read strictly against ``schemas/mad_zeppelin.py`` (no coercion, unknown fields refused; a field an
+read strictly against ``schemas.py`` (no coercion, unknown fields refused; a field an
 ability does not take is refused even as null). A throw's ``crates`` may come in any order, and ``[]``
 is the same as leaving it out.
 

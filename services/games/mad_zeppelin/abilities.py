@@ -6,7 +6,6 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from schemas.mad_zeppelin import UseAbilityCommand
 from services.games.base import Event
 from services.games.errors import BadCommand, IllegalMove
 from services.games.mad_zeppelin.data import (
@@ -24,6 +23,7 @@ from services.games.mad_zeppelin.rules import (
     steal_protection,
     taster_protected,
 )
+from services.games.mad_zeppelin.schemas import UseAbilityCommand
 from services.games.mad_zeppelin.state import Play, Sequence, State
 from services.games.tape import Tape
 

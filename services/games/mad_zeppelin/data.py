@@ -1,14 +1,14 @@
 """Mad Zeppelin as data: the Cargo cards, the Traitors, the dice and the set-up tables.
 
 The enumerations (Traitor keys, Cargo kinds, colours, die faces) are the wire contract's, imported from
-:mod:`schemas.mad_zeppelin`; the tables below are keyed by them in the same order.
+:mod:`services.games.mad_zeppelin.schemas`; the tables below are keyed by them in the same order.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from schemas.mad_zeppelin import (
+from services.games.mad_zeppelin.schemas import (
     CARDS,
     CARGO_KINDS,
     COLOURS,

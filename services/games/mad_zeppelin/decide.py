@@ -7,20 +7,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from schemas.mad_zeppelin import (
-    COMMANDS,
-    ArrangeHoldCommand,
-    ChooseColourCommand,
-    DraftCommand,
-    GiveCommand,
-    PlayTraitorCommand,
-    RerollCommand,
-    StealCommand,
-    ThrowCommand,
-)
 from services.games.base import Command, Event
-from services.games.errors import BadCommand, GameOver, IllegalMove, NotYourTurn
-from services.games.kit import parse_body
+from services.games.errors import BadCommand, IllegalMove
 from services.games.mad_zeppelin.abilities import reroll_event, use_ability
 from services.games.mad_zeppelin.data import (
     ALCOHOL,
@@ -39,24 +27,29 @@ from services.games.mad_zeppelin.rules import (
     is_banned,
     throw_cost,
 )
+from services.games.mad_zeppelin.schemas import (
+    COMMANDS,
+    ArrangeHoldCommand,
+    ChooseColourCommand,
+    DraftCommand,
+    GiveCommand,
+    PlayTraitorCommand,
+    RerollCommand,
+    StealCommand,
+    ThrowCommand,
+)
 from services.games.mad_zeppelin.state import Phase, Sequence, State
+from services.games.skeleton import not_your_turn, prologue
 from services.games.tape import Tape
 
 _OVER = Phase.OVER
 
 
 def decide(state: State, command: Command, rng: random.Random) -> list[Event]:
-    cmd = parse_body(COMMANDS, command.type, command.body)
-    if state.phase == _OVER:
-        raise GameOver("the match is over")
-    if state.seats == 0:
-        raise IllegalMove("the match has not started")
-    seat = command.seat
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.seats:
-        raise NotYourTurn(f"seat {seat} is not in this match")
+    seat, cmd = prologue(COMMANDS, command, state.seats, over=state.phase == _OVER, started=state.seats > 0)
     who, types, what = expected(state)
     if seat != who:
-        raise NotYourTurn(f"it is seat {who}'s turn to {what}")
+        raise not_your_turn((who,) if who >= 0 else (), what)
     if command.type not in types:
         raise IllegalMove(f"'{command.type}' is not possible now: you must {what}")
     tape = Tape(state, evolve, rng)

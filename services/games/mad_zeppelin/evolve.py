@@ -9,10 +9,10 @@ from collections.abc import Callable
 from typing import Any
 
 from schemas.game_schemas import MATCH_ABANDONED
-from services.games.base import Event
 from services.games.mad_zeppelin.data import ACTIVATED, BLACK, STANDING, TARGETS, WHITE
 from services.games.mad_zeppelin.rules import taster_protected
 from services.games.mad_zeppelin.state import ABANDONED, Note, Phase, Play, Player, Sequence, State
+from services.games.skeleton import evolver
 
 # the phases as module globals: reading a global is several times faster than an enum class attribute
 _DEAL, _DRAFT, _ROLL, _COLOURS, _PLAY = Phase.DEAL, Phase.DRAFT, Phase.ROLL, Phase.COLOURS, Phase.PLAY
@@ -369,5 +369,5 @@ HANDLERS: dict[str, Callable[[State, Body], State]] = {
 }
 
 
-def evolve(state: State, event: Event) -> State:
-    return HANDLERS[event.type](state, event.body)
+evolve = evolver(HANDLERS)
+"""``evolve(state, event)``: the handler of the event's type (``services.games.skeleton.evolver``)."""

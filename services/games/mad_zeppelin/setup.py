@@ -7,12 +7,12 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from schemas.mad_zeppelin import GAME_NAME, Options
 from services.games.base import Event
 from services.games.kit import check_options
 from services.games.mad_zeppelin.data import ALL_CARDS, JOURNEY, REMOVED_BY_SEATS, START_GOLD
 from services.games.mad_zeppelin.evolve import evolve
 from services.games.mad_zeppelin.flow import advance
+from services.games.mad_zeppelin.schemas import GAME_NAME, Options
 from services.games.mad_zeppelin.state import State
 from services.games.tape import Tape
 

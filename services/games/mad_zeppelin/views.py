@@ -7,21 +7,15 @@ from typing import Any
 from services.games.mad_zeppelin.data import STANDING
 from services.games.mad_zeppelin.legal import expected
 from services.games.mad_zeppelin.rules import identity, is_banned, score
-from services.games.mad_zeppelin.scoring import outcome
 from services.games.mad_zeppelin.state import Phase, State
 
 
 def view(state: State, seat: int | None) -> dict[str, Any]:
-    result = outcome(state)
     own = seat is not None and 0 <= seat < state.seats
     me = state.players[seat] if own and seat is not None else None
     who, types, what = expected(state)
     phase = state.phase
     return {
-        "seat": seat,
-        "to_act": [who] if who >= 0 else [],
-        "finished": phase == Phase.OVER,
-        "outcome": result.as_dict() if result else None,
         "mode": state.mode,
         "target": state.target,
         "phase": str(phase),  # the plain string, never the enum

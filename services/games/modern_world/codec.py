@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from schemas.modern_world import Token
 from services.games.modern_world.data import (
     EVENT_INDEX,
     EVENTS,
@@ -16,6 +15,7 @@ from services.games.modern_world.data import (
     TOKEN_INDEX,
     TOKENS,
 )
+from services.games.modern_world.schemas import Token
 
 
 def token_map(tokens: Iterable[int]) -> dict[str, int]:

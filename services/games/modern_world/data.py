@@ -2,7 +2,7 @@
 
 Every card is transcribed from the seed rule text (``rules/seeds/modern_world.txt``). Cards are
 referred to by their index into these tables inside the rules and by their name on the wire. The
-names, and their order, come from the wire contract (:mod:`schemas.modern_world`); the tables here
+names, and their order, come from the wire contract (:mod:`services.games.modern_world.schemas`); the tables here
 give each name its numbers.
 """
 
@@ -11,16 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from schemas.modern_world import CONVERTIBLE as CONVERTIBLE
-from schemas.modern_world import EVENT_NAMES as EVENT_NAMES
-from schemas.modern_world import MARKET_NAMES as MARKET_NAMES
-from schemas.modern_world import MAX_TRADE_CARDS as MAX_TRADE_CARDS
-from schemas.modern_world import MAX_TRADE_TOKENS as MAX_TRADE_TOKENS
-from schemas.modern_world import NATIONS as _NATION_NAMES
-from schemas.modern_world import RESOURCE_NAMES as RESOURCE_NAMES
-from schemas.modern_world import TABLEAU_SIZE as TABLEAU_SIZE
-from schemas.modern_world import TOKENS as TOKENS
-from schemas.modern_world import EventName, MarketName, Nation, ResourceName
+from services.games.modern_world.schemas import CONVERTIBLE as CONVERTIBLE
+from services.games.modern_world.schemas import EVENT_NAMES as EVENT_NAMES
+from services.games.modern_world.schemas import MARKET_NAMES as MARKET_NAMES
+from services.games.modern_world.schemas import MAX_TRADE_CARDS as MAX_TRADE_CARDS
+from services.games.modern_world.schemas import MAX_TRADE_TOKENS as MAX_TRADE_TOKENS
+from services.games.modern_world.schemas import NATIONS as _NATION_NAMES
+from services.games.modern_world.schemas import RESOURCE_NAMES as RESOURCE_NAMES
+from services.games.modern_world.schemas import TABLEAU_SIZE as TABLEAU_SIZE
+from services.games.modern_world.schemas import TOKENS as TOKENS
+from services.games.modern_world.schemas import EventName, MarketName, Nation, ResourceName
 
 # Token types, in the order every per-player token tuple uses (TOKENS).
 VICTORY, INFLUENCE, MONEY, MATERIALS, LABOR, RESEARCH, ACTION = range(7)

@@ -1,7 +1,7 @@
 """Deciding commands: check a command against the rules and return the events it causes.
 
 Checks run in a fixed order: the match is running, the body is well formed for its command type
-(:func:`services.games.kit.parse_body` against ``schemas.modern_world.COMMANDS``: strict, unknown
+(:func:`services.games.kit.parse_body` against ``services.games.modern_world.schemas.COMMANDS``: strict, unknown
 fields refused), the seat may act now, the command fits the phase, the rules allow it. Any failure
 raises a ``Rejected`` with a reason a player understands; the state is never touched. Events are
 written onto a :class:`~services.games.tape.Tape`, so a later step of the same decision (the
@@ -12,24 +12,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import Any
 
-from schemas.modern_world import (
-    COMMANDS,
-    BidCommand,
-    BuildCommand,
-    BuyCommand,
-    CardsCommand,
-    ConvertCommand,
-    EmptyCommand,
-    PickNationCommand,
-    ProposeTradeCommand,
-    TradeIdCommand,
-)
+import services.games.modern_world.flow as flow
 from services.games.base import Command, Event
-from services.games.errors import BadCommand, GameOver, IllegalMove, NotYourTurn
-from services.games.kit import parse_body
-from services.games.modern_world import flow
+from services.games.errors import BadCommand, IllegalMove
 from services.games.modern_world.codec import res_ids, res_names, token_map, token_tuple
 from services.games.modern_world.data import (
     ACTION,
@@ -50,6 +37,18 @@ from services.games.modern_world.data import (
 from services.games.modern_world.evolve import evolve
 from services.games.modern_world.flow import Flow
 from services.games.modern_world.legal import AUCTIONS, may_act, to_act
+from services.games.modern_world.schemas import (
+    COMMANDS,
+    BidCommand,
+    BuildCommand,
+    BuyCommand,
+    CardsCommand,
+    ConvertCommand,
+    EmptyCommand,
+    PickNationCommand,
+    ProposeTradeCommand,
+    TradeIdCommand,
+)
 from services.games.modern_world.state import (
     Phase,
     State,
@@ -59,42 +58,23 @@ from services.games.modern_world.state import (
     has_cards,
     open_proposals,
 )
+from services.games.skeleton import not_your_turn, prologue
 from services.games.tape import Tape
 
 Body = dict[str, Any]
 
 
 def decide(state: State, command: Command, rng: random.Random) -> list[Event]:
-    rule = HANDLERS.get(command.type)
-    if rule is None or state.phase not in rule[0]:
-        refuse(state, command)
-    cmd = parse_body(COMMANDS, command.type, command.body)
-    seat = command.seat
-    if type(seat) is not int or not 0 <= seat < state.seats or not may_act(state, seat):
-        refuse(state, command)
-    tape = Tape(state, evolve, rng)
-    rule[1](tape, seat, cmd)
-    return tape.events
-
-
-def refuse(state: State, command: Command) -> NoReturn:
-    """Raise the first reason ``command`` is refused, the checks in their documented order (``decide``
-    runs them only when its quick checks fail)."""
     phase = state.phase
-    if phase == Phase.OVER:
-        raise GameOver("the match is over")
-    if phase == Phase.SETUP:
-        raise IllegalMove("the match has not started")
-    parse_body(COMMANDS, command.type, command.body)
-    seat = command.seat
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.seats:
-        raise BadCommand(f"there is no seat {seat} in this {state.seats}-player match")
-    acting = to_act(state)
-    if seat not in acting:
-        who = ", ".join(str(s) for s in sorted(acting))
-        seats = "seat" if len(acting) == 1 else "seats"
-        raise NotYourTurn(f"it is not your turn: waiting for {seats} {who} in the {phase} phase")
-    raise IllegalMove(f"'{command.type}' is not allowed in the {phase} phase")
+    seat, cmd = prologue(COMMANDS, command, state.seats, over=phase == Phase.OVER, started=phase != Phase.SETUP)
+    if not may_act(state, seat):
+        raise not_your_turn(to_act(state), f"act in the {phase} phase")
+    phases, rule = HANDLERS[command.type]
+    if phase not in phases:
+        raise IllegalMove(f"'{command.type}' is not allowed in the {phase} phase")
+    tape = Tape(state, evolve, rng)
+    rule(tape, seat, cmd)
+    return tape.events
 
 
 # ---------------------------------------------------------------------------- any phase
@@ -329,7 +309,7 @@ def decline_trade(tape: Flow, seat: int, cmd: TradeIdCommand) -> None:
 
 Handler = Callable[[Flow, int, Any], None]
 ANY = frozenset(Phase) - {Phase.SETUP, Phase.OVER}
-# command type -> (phases it is allowed in, handler); the body models are schemas.modern_world.COMMANDS
+# command type -> (phases it is allowed in, handler); the body models are services.games.modern_world.schemas.COMMANDS
 HANDLERS: dict[str, tuple[frozenset[Phase], Handler]] = {
     "convert": (ANY, convert),
     "pick_nation": (frozenset({Phase.NATIONS}), pick_nation),

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from schemas.game_schemas import MATCH_ABANDONED
 from services.games.abandon import abandoned_outcome
-from services.games.base import Event, Outcome
+from services.games.base import Outcome
 from services.games.modern_world.codec import event_ids, market_ids, res_ids, token_tuple
 from services.games.modern_world.data import (
     ACTION,
@@ -42,6 +42,7 @@ from services.games.modern_world.state import (
     remove_cards,
     sorted_add,
 )
+from services.games.skeleton import evolver
 
 Body = dict[str, Any]
 T = TypeVar("T", bound=tuple[Any, ...])
@@ -421,8 +422,8 @@ HANDLERS: dict[str, Callable[[State, Body], State]] = {
 }
 
 
-def evolve(state: State, event: Event) -> State:
-    return HANDLERS[event.type](state, event.body)
+evolve = evolver(HANDLERS)
+"""``evolve(state, event)``: the handler of the event's type (``services.games.skeleton.evolver``)."""
 
 
 __all__ = ["HANDLERS", "evolve"]

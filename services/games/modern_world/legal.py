@@ -2,7 +2,7 @@
 choices).
 
 ``legal`` is sound and complete: every command a choice describes is accepted by ``decide``, and every
-command ``decide`` accepts is described (``tests/conformance/candidates_modern_world.py`` probes both
+command ``decide`` accepts is described (``candidates.py`` of this package probes both
 ways on random states). Card lists (``invest``, ``discard``, a proposal's ``give_cards`` and
 ``get_cards``) are ``multiset`` fields: any cards of the hand (or, asked of a partner whose hand is
 hidden, of any kind), a name once per copy, in any order. A proposal's tokens are ``counts`` fields:
@@ -23,7 +23,6 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from schemas.legal import Choice, Counts, Free, IntRange, Multiset, OneOf
-from schemas.modern_world import MAX_CONVERT, MAX_TRADE_TOKENS
 from services.games.modern_world.data import (
     ACTION,
     CONVERTIBLE,
@@ -40,6 +39,7 @@ from services.games.modern_world.data import (
     TABLEAU_SIZE,
     TOKENS,
 )
+from services.games.modern_world.schemas import MAX_CONVERT, MAX_TRADE_TOKENS
 from services.games.modern_world.state import Phase, State, build_cost, covers, has_cards, open_proposals
 
 AUCTIONS: Final = (Phase.LEADER, Phase.MARKET)

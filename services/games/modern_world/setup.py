@@ -6,12 +6,12 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from schemas.modern_world import Options
+import services.games.modern_world.flow as flow
 from services.games.base import Event
 from services.games.kit import check_options
-from services.games.modern_world import flow
 from services.games.modern_world.codec import event_names, market_names, res_names
 from services.games.modern_world.data import EVENTS, MARKETS, RESOURCE_COPIES, RESOURCES
+from services.games.modern_world.schemas import Options
 from services.games.modern_world.state import Phase, State
 
 NAME = "modern-world"

@@ -9,7 +9,6 @@ from __future__ import annotations
 import enum
 from typing import NamedTuple
 
-from schemas.modern_world import PHASES
 from services.games.base import Outcome
 from services.games.kit import fast_replace
 from services.games.modern_world.data import (
@@ -20,6 +19,7 @@ from services.games.modern_world.data import (
     NO_TOKENS,
     RESOURCES,
 )
+from services.games.modern_world.schemas import PHASES
 
 
 class Phase(enum.StrEnum):

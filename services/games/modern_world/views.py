@@ -9,7 +9,6 @@ from typing import Any
 
 from services.games.modern_world.codec import event_names, market_name, market_names, res_names, token_map
 from services.games.modern_world.data import EVENTS, TOKENS
-from services.games.modern_world.legal import to_act
 from services.games.modern_world.state import Phase, State, Trade
 
 
@@ -53,10 +52,6 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
             "passes": a.passes,
         }
     return {
-        "seat": seat,
-        "to_act": sorted(to_act(state)),
-        "finished": state.outcome is not None,
-        "outcome": None if state.outcome is None else state.outcome.as_dict(),
         "phase": str(state.phase),  # a plain str, whatever the state holds
         "turn": state.turn,
         "leader": state.leader,

@@ -21,7 +21,7 @@ Highest total wins; ties go to most money, then the win is shared.
 
 Options: ``forced_move``, ``move_needs_play`` (Essen rule), ``crash_after_move``, all on by default.
 
-Commands (their bodies: ``schemas/moderne_zeiten.py``, read strictly): ``bid {amount}``, ``pass {}``,
+Commands (their bodies: ``schemas.py``, read strictly): ``bid {amount}``, ``pass {}``,
 ``draw {}``, ``play {cards: {industry: count}}`` (counts from 1; industries with no card left out) and,
 when the player has a real choice after playing, ``move {to: industry | "finish" | null}``. With exactly
 one compulsory destination the Zeppelin moves as part of the play. ``legal`` offers them as choices: the

@@ -3,7 +3,7 @@
 The board is one table (:data:`PRINTED_TRACK` plus the row and column values); :class:`Board` checks
 it and derives what the rules need, so another printing can be loaded with :func:`make_board`.
 Industries and cities are referred to by short snake-case keys on the wire (their enumerations are
-the wire contract's, :mod:`schemas.moderne_zeiten`); inside the rules they are indices into
+the wire contract's, :mod:`services.games.moderne_zeiten.schemas`); inside the rules they are indices into
 :data:`INDUSTRIES` and the board's ``cities``.
 """
 
@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from schemas.moderne_zeiten import CITIES as CITIES  # the enumerations are the wire contract's
-from schemas.moderne_zeiten import INDUSTRIES as INDUSTRIES
-from schemas.moderne_zeiten import Industry
 from services.games.errors import BadOptions
+from services.games.moderne_zeiten.schemas import CITIES as CITIES  # the enumerations are the wire contract's
+from services.games.moderne_zeiten.schemas import INDUSTRIES as INDUSTRIES
+from services.games.moderne_zeiten.schemas import Industry
 
 INDUSTRY_TITLES: tuple[str, ...] = (
     "Shipping", "Aviation", "High Rise Construction", "Automobile", "Telecommunications",

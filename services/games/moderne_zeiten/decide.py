@@ -1,6 +1,6 @@
 """Deciding commands: checks a command against the rules and returns the events it causes.
 
-:func:`decide` reads the body with its schema model (:data:`schemas.moderne_zeiten.COMMANDS`: strict,
+:func:`decide` reads the body with its schema model (:data:`services.games.moderne_zeiten.schemas.COMMANDS`: strict,
 unknown fields refused), checks the match is running, the seat, the turn and the phase, then hands the
 typed command to its handler in :data:`HANDLERS`; the handlers check the rules (money, cards in hand,
 where the Zeppelin may go). Each decision writes its events onto a :class:`~services.games.tape.Tape`,
@@ -14,10 +14,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from schemas.moderne_zeiten import COMMANDS, BidCommand, DrawCommand, MoveCommand, PassCommand, PlayCommand
 from services.games.base import Command, Event
-from services.games.errors import BadCommand, GameOver, IllegalMove, NotYourTurn
-from services.games.kit import parse_body
+from services.games.errors import IllegalMove
 from services.games.moderne_zeiten.data import (
     DIE_SIDES,
     DRAW_COUNT,
@@ -37,8 +35,17 @@ from services.games.moderne_zeiten.rules import (
     takes_control,
     without_finish,
 )
+from services.games.moderne_zeiten.schemas import (
+    COMMANDS,
+    BidCommand,
+    DrawCommand,
+    MoveCommand,
+    PassCommand,
+    PlayCommand,
+)
 from services.games.moderne_zeiten.scoring import score
 from services.games.moderne_zeiten.state import FINISH, NOBODY, STAY, Phase, State, choice_code, choice_name
+from services.games.skeleton import not_your_turn, prologue
 from services.games.tape import Tape
 
 AUCTION, TURN, MOVING, OVER = Phase.AUCTION, Phase.TURN, Phase.MOVING, Phase.OVER  # bound once (see evolve)
@@ -50,18 +57,11 @@ NOT_STARTED = frozenset({Phase.NEW, Phase.SETUP})
 
 
 def decide(s: State, command: Command, rng: random.Random) -> list[Event]:
-    cmd = parse_body(COMMANDS, command.type, command.body)
     phase = s.phase
-    if phase in NOT_STARTED:
-        raise NotYourTurn("the match has not started")
-    if phase == OVER:
-        raise GameOver("the game is over")
-    seat = command.seat
-    if type(seat) is not int or not 0 <= seat < s.seats:  # not a bool either
-        raise BadCommand(f"there is no seat {seat!r} in this match of {s.seats}")
+    seat, cmd = prologue(COMMANDS, command, s.seats, over=phase == OVER, started=phase not in NOT_STARTED)
     acting = s.bidder if phase == AUCTION else s.current
     if seat != acting:
-        raise NotYourTurn(f"it is seat {acting}'s turn to {DOING[phase]}")
+        raise not_your_turn((acting,), DOING[phase])
     if PHASE_OF[command.type] != phase:
         raise IllegalMove(f"you cannot {command.type} now: {DOING[phase]}")
     tape: Tape[State] = Tape(s, evolve, rng)

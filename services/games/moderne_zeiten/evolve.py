@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 from schemas.game_schemas import MATCH_ABANDONED
-from services.games.base import Event
 from services.games.moderne_zeiten.data import (
     BIG_MARKERS,
     CARDS_PER_INDUSTRY,
@@ -18,6 +17,7 @@ from services.games.moderne_zeiten.data import (
     tally,
 )
 from services.games.moderne_zeiten.state import NO_CARDS, NOBODY, UNCLAIMED, Phase, State, choice_code
+from services.games.skeleton import evolver
 
 Body = dict[str, Any]
 
@@ -225,5 +225,5 @@ HANDLERS: dict[str, Callable[[State, Body], State]] = {
 }
 
 
-def evolve(state: State, event: Event) -> State:
-    return HANDLERS[event.type](state, event.body)
+evolve = evolver(HANDLERS)
+"""``evolve(state, event)``: the handler of the event's type (``services.games.skeleton.evolver``)."""

@@ -1,5 +1,4 @@
-"""The game object of Moderne Zeiten: what the registry holds, each contract method delegating to the
-module that implements it."""
+"""The game object of Moderne Zeiten, made of the functions of this package (``services.games.skeleton``)."""
 
 from __future__ import annotations
 
@@ -7,53 +6,33 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel
-
-from schemas.moderne_zeiten import GAME_NAME, Options
-from services.games.base import Command, Event, Outcome, commands_of
+from services.games.base import Event
 from services.games.moderne_zeiten.data import MAX_SEATS, MIN_SEATS, PRINTED_BOARD, Board
 from services.games.moderne_zeiten.decide import decide
 from services.games.moderne_zeiten.evolve import evolve
 from services.games.moderne_zeiten.legal import legal, to_act
+from services.games.moderne_zeiten.schemas import GAME_NAME, Options
 from services.games.moderne_zeiten.scoring import outcome
 from services.games.moderne_zeiten.setup import TITLE, setup
 from services.games.moderne_zeiten.state import State
 from services.games.moderne_zeiten.views import view
+from services.games.skeleton import MadeGame, make_game
 
 
-class ModerneZeiten:
-    """The game object for the registry. ``board`` lets another printing of the board be loaded."""
+def moderne_zeiten(board: Board = PRINTED_BOARD) -> MadeGame[State]:
+    """The game, on the printed board or another printing of it (``board``)."""
 
-    name = GAME_NAME
-    title = TITLE
-    min_seats = MIN_SEATS
-    max_seats = MAX_SEATS
-    Options: type[BaseModel] = Options
+    def initial() -> State:
+        return State(board=board)
 
-    def __init__(self, board: Board = PRINTED_BOARD) -> None:
-        self.board = board
+    def set_up(options: Mapping[str, Any], seats: int, rng: random.Random) -> list[Event]:
+        return setup(options, seats, rng, board)
 
-    def initial(self) -> State:
-        return State(board=self.board)
-
-    def setup(self, options: Mapping[str, Any], seats: int, rng: random.Random) -> list[Event]:
-        return setup(options, seats, rng, self.board)
-
-    # The module functions themselves (no extra call per command and per event in the hot loops):
-    # decide(state, command, rng), evolve(state, event), view(state, seat), legal(state, seat), to_act(state).
-    decide = staticmethod(decide)
-    evolve = staticmethod(evolve)
-    view = staticmethod(view)
-    legal = staticmethod(legal)
-    to_act = staticmethod(to_act)
-
-    def legal_commands(self, state: State, seat: int) -> list[Command]:
-        return commands_of(self.legal(state, seat), seat)
-
-    def outcome(self, state: State) -> Outcome | None:
-        return outcome(state)
+    return make_game(name=GAME_NAME, title=TITLE, seats=(MIN_SEATS, MAX_SEATS), options=Options, initial=initial,
+                     setup=set_up, decide=decide, evolve=evolve, view=view, legal=legal, to_act=to_act,
+                     outcome=outcome)
 
 
-GAME = ModerneZeiten()
+GAME = moderne_zeiten()
 
-__all__ = ["GAME", "ModerneZeiten"]
+__all__ = ["GAME", "moderne_zeiten"]

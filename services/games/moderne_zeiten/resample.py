@@ -119,3 +119,20 @@ def resample(view: Mapping[str, Any], seat: int, rng: random.Random) -> State:
 
 
 __all__ = ["board_of", "resample"]
+
+
+def perturb(state: State, seat: int | None, rng: random.Random) -> State:
+    """The secrecy tests' perturber: pool the other seats' hands with the stack and deal them out again.
+    Every hidden holder keeps its count (hand sizes are public), but which industries it holds, and the
+    stack order, change."""
+    others = [p for p in range(state.seats) if p != seat]
+    pool = list(state.stack)
+    for p in others:
+        pool += [i for i, n in enumerate(state.hands[p]) for _ in range(n)]
+    rng.shuffle(pool)
+    hands = list(state.hands)
+    for p in others:
+        size = sum(state.hands[p])
+        dealt, pool = pool[:size], pool[size:]
+        hands[p] = tuple(dealt.count(i) for i in range(len(state.hands[p])))
+    return state._replace(hands=tuple(hands), stack=tuple(pool))

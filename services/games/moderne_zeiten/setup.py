@@ -6,7 +6,6 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from schemas.moderne_zeiten import GAME_NAME, Options
 from services.games.base import Event
 from services.games.kit import check_options
 from services.games.moderne_zeiten.data import (
@@ -21,6 +20,7 @@ from services.games.moderne_zeiten.data import (
 )
 from services.games.moderne_zeiten.decide import start_round
 from services.games.moderne_zeiten.evolve import evolve
+from services.games.moderne_zeiten.schemas import GAME_NAME, Options
 from services.games.moderne_zeiten.state import State
 from services.games.tape import Tape
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import enum
 from typing import NamedTuple
 
-from schemas.moderne_zeiten import PHASES
 from services.games.kit import fast_replace
 from services.games.moderne_zeiten.data import INDUSTRIES, INDUSTRY_INDEX, N_INDUSTRIES, PRINTED_BOARD, Board
+from services.games.moderne_zeiten.schemas import PHASES
 
 NOBODY = -1
 UNCLAIMED = -1
@@ -30,7 +30,7 @@ class Phase(enum.StrEnum):
     OVER = "over"
 
 
-assert tuple(Phase) == PHASES, "Phase must list the wire contract's phases (schemas/moderne_zeiten.py)"
+assert tuple(Phase) == PHASES, "Phase must list the wire contract's phases (schemas.py)"
 
 # Move choices (besides an industry index 0..4).
 FINISH = N_INDUSTRIES

@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from services.games.moderne_zeiten.data import INDUSTRIES, N_INDUSTRIES, cards_of, crash_limit, tally
-from services.games.moderne_zeiten.legal import to_act
-from services.games.moderne_zeiten.scoring import outcome
 from services.games.moderne_zeiten.state import NOBODY, UNCLAIMED, Phase, State, choice_name
 
 
@@ -21,8 +19,6 @@ def _all(counts: tuple[int, ...]) -> dict[str, int]:
 def view(s: State, seat: int | None) -> dict[str, Any]:
     board = s.board
     phase = s.phase
-    result = outcome(s)
-    finished = result is not None
     own = seat is not None and 0 <= seat < s.seats
     players = [
         {
@@ -47,10 +43,6 @@ def view(s: State, seat: int | None) -> dict[str, Any]:
             "bidder": _seat(s.bidder),
         }
     return {
-        "seat": seat,
-        "to_act": sorted(to_act(s)),
-        "finished": finished,
-        "outcome": result.as_dict() if result is not None else None,
         "phase": phase.value,  # the plain string: views are JSON and msgpack
         "options": {
             "forced_move": s.forced_move,

@@ -6,7 +6,7 @@
 import { api } from './api.js';
 import { el, clear } from './dom.js';
 import { notify } from './notice.js';
-import { title } from './boards/index.js';
+import { games as listGames, title } from './boards/index.js';
 
 const REFRESH_MS = 5000;
 const fixed = (x, digits = 2) => (typeof x === 'number' ? x.toFixed(digits) : '–');
@@ -70,8 +70,8 @@ export function ladderPage(root, game, player) {
   async function refresh() {
     clearTimeout(timer);
     try {
+      const games = await listGames();  // the titles
       if (!game) {
-        const games = (await api('GET', '/games')).games;
         if (!games.length) return;
         location.replace(ladderLink(games[0].name));
         return;
@@ -101,8 +101,8 @@ export function ladderPage(root, game, player) {
     if (!stopped) timer = setTimeout(refresh, REFRESH_MS);
   }
 
-  api('GET', '/games').then((g) => {
-    clear(tabs, g.games.map((x) => el('a', { href: ladderLink(x.name), class: x.name === game ? 'tab current' : 'tab', 'data-game': x.name }, title(x.name))));
+  listGames().then((listed) => {
+    clear(tabs, listed.map((x) => el('a', { href: ladderLink(x.name), class: x.name === game ? 'tab current' : 'tab', 'data-game': x.name }, title(x.name))));
   }).catch(() => {});
   refresh();
   return () => { stopped = true; clearTimeout(timer); };

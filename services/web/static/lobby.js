@@ -3,7 +3,7 @@
 import { api, identity, join, tokens } from './api.js';
 import { el, clear, words, valueText } from './dom.js';
 import { notify } from './notice.js';
-import { title } from './boards/index.js';
+import { games as listGames, title } from './boards/index.js';
 
 const STRENGTHS = [['random', 'random bots (they play any legal move)'], ['heuristic', 'heuristic bots (a sensible player)'],
   ['ismcts', 'ISMCTS bots (they search; the strongest, and slower)']];
@@ -146,6 +146,7 @@ export function lobbyPage(root) {
   async function refresh() {
     clearTimeout(timer);
     try {
+      await listGames().catch(() => []);  // the titles
       const [open, running, finished] = await Promise.all(['open', 'running', 'finished'].map((s) => api('GET', `/matches?status=${s}&limit=25`)));
       const withFree = open.matches.filter((m) => m.seats_free.length);
       clear(lists, table('Open matches (free seats)', withFree, 'No match waits for players: create one.'),
@@ -157,7 +158,7 @@ export function lobbyPage(root) {
     timer = setTimeout(refresh, 4000);
   }
 
-  api('GET', '/games').then((g) => { games = g.games; drawForm(); })
+  listGames().then((got) => { games = got; drawForm(); })
     .catch((err) => notify(`The games could not be loaded: ${problemText(err)}`, [['Reload', () => location.reload()]]));
   refresh();
   return () => clearTimeout(timer);

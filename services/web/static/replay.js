@@ -14,6 +14,7 @@ export function replayPage(root, matchId, params) {
   const head = el('h1', {}, 'Replay ', el('span', { class: 'muted' }, matchId));
   clear(root, head, el('p', { class: 'muted', id: 'status' }, 'Replaying the log…'));
   let overview = null;
+  let kind = null;
   let version = 0;
   let perspective = 'public';
   let playing = null;
@@ -60,7 +61,6 @@ export function replayPage(root, matchId, params) {
       return;
     }
     if (ticket !== asked) return;  // a later step was asked for meanwhile
-    const kind = boardFor(overview.game);
     board.dataset.view = JSON.stringify(s.view);
     board.dataset.version = s.version;
     board.dataset.perspective = perspective;
@@ -117,6 +117,7 @@ export function replayPage(root, matchId, params) {
       root.querySelector('#status').textContent = 'No replay.';
       return;
     }
+    kind = await boardFor(overview.game);
     head.replaceChildren(`Replay: ${title(overview.game)} `, el('span', { class: 'muted' }, matchId));
     slider.max = overview.last;
     who.replaceChildren(...overview.perspectives.map((p) => el('option', { value: p }, p === 'public' ? 'public view' : `seat ${p}`)));

@@ -27,6 +27,7 @@ export function tablePage(root, matchId, seat) {
     el('aside', {}, ending, playing ? el('div', { class: 'panel', id: 'move' }, el('h2', {}, 'Your move'), refusal, commandBox, el('p', {}, alerts), el('p', {}, leave)) : null,
       el('div', { class: 'panel' }, el('h2', {}, 'What happened'), events), side)));
   let game = null;
+  let kind = null;
   let live = null;
   let record = null;
   let poll = null;
@@ -50,7 +51,6 @@ export function tablePage(root, matchId, seat) {
   function draw(msg) {
     record = msg;
     const view = msg.view;
-    const kind = boardFor(game);
     board.dataset.view = JSON.stringify(view);
     board.dataset.version = msg.version;
     board.dataset.key = msg.key;
@@ -198,6 +198,7 @@ export function tablePage(root, matchId, seat) {
       return;
     }
     game = m.game;
+    kind = await boardFor(game);
     head.replaceChildren(`${title(game)} `, el('span', { class: 'muted' }, matchId), playing ? ` · seat ${seat}` : ' · spectating');
     if (playing && !token) {
       status.textContent = 'This browser holds no token for this seat.';

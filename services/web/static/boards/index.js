@@ -1,8 +1,8 @@
-// Each game's board (SVG) and hand; any other game is shown as its view's fields.
+// Each game's board (SVG) and hand come from the game's own package: GET /games names each game's title and the
+// URL of its board module (an ES module exporting board(view) and hand(view)); any other game is shown as its
+// view's fields. Call games() (once; it is cached) before title() or boardFor().
 import { el, words, valueText } from '../dom.js';
-import * as mz from './moderne-zeiten.js';
-import * as mw from './modern-world.js';
-import * as madz from './mad-zeppelin.js';
+import { api } from '../api.js';
 
 const GENERIC = {
   board(view) {
@@ -11,7 +11,28 @@ const GENERIC = {
   hand() { return null; },
 };
 
-export const BOARDS = { 'moderne-zeiten': mz, 'modern-world': mw, 'mad-zeppelin': madz };
-export const TITLES = { 'moderne-zeiten': 'Moderne Zeiten', 'modern-world': 'Modern World', 'mad-zeppelin': 'Mad Zeppelin' };
-export const boardFor = (game) => BOARDS[game] || GENERIC;
-export const title = (game) => TITLES[game] || game;
+let listed = null;
+const known = new Map();
+
+export async function games() {
+  if (!listed) {
+    listed = api('GET', '/games').then((got) => {
+      for (const g of got.games) known.set(g.name, g);
+      return got.games;
+    }).catch((e) => { listed = null; throw e; });
+  }
+  return listed;
+}
+
+export async function boardFor(game) {
+  await games().catch(() => []);
+  const url = known.get(game)?.board;
+  if (!url) return GENERIC;
+  try {
+    return await import(url);
+  } catch (e) {
+    return GENERIC;
+  }
+}
+
+export const title = (game) => known.get(game)?.title || game;

@@ -1,8 +1,8 @@
 // Modern World: the tableau of resource cards with their prices, the market row, the event, the auction, and
 // each player's tokens (against their capacity), the cards in play and in hand (as a count: only the own hand
 // is shown, below the board).
-import { el, svg, seatColour, words, valueText } from '../dom.js';
-import { t, frame, seatTag, short } from './common.js';
+import { el, svg, seatColour, words, valueText } from '/web/dom.js';
+import { t, frame, seatTag, short } from '/web/boards/common.js';
 
 const W = 960;
 const TOKENS = ['victory', 'influence', 'money', 'materials', 'labor', 'research', 'action'];

@@ -19,6 +19,7 @@ from schemas.game_schemas import (
     Body,
     CommandBody,
     GameSchemas,
+    GameView,
     MatchAbandonedEvent,
     ViewModel,
 )
@@ -264,11 +265,7 @@ class SpaceView(ViewModel):
     claimed_by: Seat | None
 
 
-class MzView(ViewModel):
-    seat: Seat | None
-    to_act: list[Seat]
-    finished: bool
-    outcome: dict[str, Any] | None
+class MzView(GameView):
     phase: PhaseName
     options: dict[str, bool]
     round: int

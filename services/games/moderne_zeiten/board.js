@@ -1,7 +1,7 @@
 // Moderne Zeiten: the track with its cities and industries, the claims and the players' pawns, the industry
 // counters and their controllers, the crash counter, the auction, and each player's money and played cards.
-import { el, svg, seatColour, words } from '../dom.js';
-import { t, frame, pawn, seatTag, bar, colourOf, short } from './common.js';
+import { el, svg, seatColour, words } from '/web/dom.js';
+import { t, frame, pawn, seatTag, bar, colourOf, short } from '/web/boards/common.js';
 
 const W = 960;
 const SPACE_W = 84;

@@ -9,7 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from schemas.moderne_zeiten import INDUSTRIES
+from services.games.kit import public_players
+from services.games.moderne_zeiten.schemas import INDUSTRIES
+from services.games.moderne_zeiten.scoring import score
+from services.games.moderne_zeiten.state import State
+from services.games.registration import Numbers
 
 SHORT = {"shipping": "ship", "aviation": "avi", "high_rise": "high", "automobile": "auto", "telecom": "tel"}
 CITY_SHORT = {"new_orleans": "NO", "chicago": "CHI", "berlin": "BER", "paris": "PAR", "london": "LON",
@@ -141,3 +145,8 @@ def render(view: Mapping[str, Any]) -> str:
     if hand:
         lines.append(hand)
     return "\n".join(lines)
+
+
+def standing(state: State, public: Mapping[str, Any]) -> tuple[Numbers, Numbers | None]:
+    """Each seat's score as it stands (public inputs only: money, played cards, claims) and money."""
+    return [float(s) for s in score(state).scores], [p.get("money") for p in public_players(public)]

@@ -17,6 +17,7 @@ from schemas.game_schemas import (
     Body,
     CommandBody,
     GameSchemas,
+    GameView,
     MatchAbandonedEvent,
     ViewModel,
 )
@@ -436,17 +437,7 @@ class KnowledgeView(ViewModel):
     cards: list[str] = Field(description="Traitor keys or card kinds, top of the Hold first.")
 
 
-class OutcomeView(ViewModel):
-    scores: list[int]
-    winners: list[Seat]
-    detail: dict[str, Any]
-
-
-class MadZeppelinView(ViewModel):
-    seat: Seat | None
-    to_act: list[Seat]
-    finished: bool
-    outcome: OutcomeView | None
+class MadZeppelinView(GameView):
     mode: Mode
     target: int
     phase: str = Field(description="draft, colours (white dice), play, actions, over.")

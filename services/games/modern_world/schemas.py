@@ -23,6 +23,7 @@ from schemas.game_schemas import (
     Body,
     CommandBody,
     GameSchemas,
+    GameView,
     MatchAbandonedEvent,
     ViewModel,
 )
@@ -444,11 +445,7 @@ class TradeView(ViewModel):
     get: TradeSideView | None = None
 
 
-class ModernWorldView(ViewModel):
-    seat: int | None
-    to_act: list[int]
-    finished: bool
-    outcome: dict[str, object] | None
+class ModernWorldView(GameView):
     phase: Phase
     turn: int
     leader: int

@@ -19,12 +19,12 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from schemas.moderne_zeiten import GAME_NAME, INDUSTRIES
 from services.bots.base import CommandDict, ValueBot
 from services.bots.plugins import GamePlugin
 from services.games.base import Command, Outcome
 from services.games.moderne_zeiten.data import N_INDUSTRIES, counts_of
 from services.games.moderne_zeiten.resample import resample
+from services.games.moderne_zeiten.schemas import GAME_NAME, INDUSTRIES
 from services.games.moderne_zeiten.scoring import score
 from services.games.moderne_zeiten.state import Phase, State, choice_name
 

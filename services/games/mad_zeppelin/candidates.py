@@ -13,7 +13,7 @@ from __future__ import annotations
 from itertools import permutations
 from typing import Any, cast
 
-from schemas.mad_zeppelin import CARGO_KINDS, FACES, TRAITORS
+from services.games.mad_zeppelin.schemas import CARGO_KINDS, FACES, TRAITORS
 
 Candidate = tuple[str, dict[str, Any]]
 

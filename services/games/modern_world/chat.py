@@ -24,6 +24,15 @@ from schemas.legal import Choice, Counts, IntRange, Multiset, OneOf, choices_fro
 from services.chat.adapter import ChatError, CommandDict
 from services.chat.games.natural import NaturalAdapter
 from services.chat.games.words import Item, Problem, by_prefix, count_of, read_items
+from services.games.modern_world.board import (
+    cards_text,
+    market_text,
+    outcome_text,
+    side_text,
+    tokens_short,
+    view_lines,
+)
+from services.games.modern_world.board import tokens_text as tokens_words
 from services.games.modern_world.data import (
     CONVERTIBLE,
     EVENT_INDEX,
@@ -36,15 +45,6 @@ from services.games.modern_world.data import (
     RESOURCE_NAMES,
     TOKENS,
 )
-from services.replay.boards.modern_world import (
-    cards_text,
-    market_text,
-    outcome_text,
-    side_text,
-    tokens_short,
-    view_lines,
-)
-from services.replay.boards.modern_world import tokens_text as tokens_words
 
 VERBS = {
     "bid": "bid", "b": "bid", "pass": "pass", "p": "pass", "done": "done", "d": "done", "buy": "buy",

@@ -34,7 +34,6 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from schemas.mad_zeppelin import GAME_NAME
 from services.bots.base import CommandDict, ValueBot
 from services.bots.plugins import GamePlugin
 from services.games.base import Command, Outcome
@@ -69,6 +68,7 @@ from services.games.mad_zeppelin.rules import (
     throw_cost,
 )
 from services.games.mad_zeppelin.rules import score as _rules_score
+from services.games.mad_zeppelin.schemas import GAME_NAME
 from services.games.mad_zeppelin.state import Phase, State
 
 View = Mapping[str, Any]

@@ -30,7 +30,6 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from schemas.modern_world import PHASES as WIRE_PHASES
 from services.bots.base import CommandDict, ValueBot
 from services.bots.plugins import GamePlugin
 from services.games.base import Command, Outcome
@@ -60,6 +59,7 @@ from services.games.modern_world.data import (
     VICTORY,
 )
 from services.games.modern_world.resample import resample
+from services.games.modern_world.schemas import PHASES as WIRE_PHASES
 from services.games.modern_world.state import Phase, State
 
 View = Mapping[str, Any]

@@ -20,10 +20,9 @@ from typing import Any
 
 from schemas.envelopes import EventEnvelope
 from schemas.legal import Choice, Counts, IntRange, choices_from_wire, covered
-from schemas.moderne_zeiten import INDUSTRIES
 from services.chat.adapter import ChatError, CommandDict
 from services.chat.games.natural import NaturalAdapter
-from services.replay.boards.moderne_zeiten import (
+from services.games.moderne_zeiten.board import (
     auction_line,
     cards_text,
     hand_line,
@@ -32,6 +31,7 @@ from services.replay.boards.moderne_zeiten import (
     player_line,
     status_line,
 )
+from services.games.moderne_zeiten.schemas import INDUSTRIES
 
 MAX_DIGITS = 9
 PLAYS_LISTED = 8

@@ -13,7 +13,7 @@ import itertools
 import random
 from typing import Any
 
-from schemas.moderne_zeiten import INDUSTRIES, MOVE_TARGETS
+from services.games.moderne_zeiten.schemas import INDUSTRIES, MOVE_TARGETS
 from services.games.moderne_zeiten.state import State
 
 ALL_PLAYS_UP_TO = 400  # enumerate every play of 0..held+1 per industry up to this many, else a spread

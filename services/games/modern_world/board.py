@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from services.games.kit import public_players
 from services.games.modern_world import GAME
 from services.games.modern_world.data import MARKET_INDEX, MARKETS, TOKENS
+from services.games.registration import Numbers
 
 GAME_NAME = GAME.name
 LETTER = {"victory": "V", "influence": "I", "money": "$", "materials": "M", "labor": "L", "research": "R",
@@ -171,3 +173,9 @@ def render(view: Mapping[str, Any]) -> str:
     if discards:
         lines.append(f"Discarded {'; '.join(discards)}.")
     return "\n".join(lines)
+
+
+def standing(state: Any, public: Mapping[str, Any]) -> tuple[Numbers, Numbers | None]:
+    """Each seat's victory points and money as they stand, for the replay chart."""
+    tokens = [p.get("tokens") or {} for p in public_players(public)]
+    return [t.get("victory") for t in tokens], [t.get("money") for t in tokens]

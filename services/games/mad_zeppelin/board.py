@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from services.games.kit import public_players
 from services.games.mad_zeppelin.data import COLOUR_OF, JOURNEYS
+from services.games.registration import Numbers
 
 END_REASONS = {"journeys": "the tenth Journey card", "target": "the target was reached"}
 
@@ -128,3 +130,9 @@ def render(view: Mapping[str, Any]) -> str:
     if view.get("discard"):
         lines.append(f"Crates paid: {cards_text(view['discard'])}.")
     return "\n".join(lines)
+
+
+def standing(state: Any, public: Mapping[str, Any]) -> tuple[Numbers, Numbers | None]:
+    """Each seat's points and gold as they stand, for the replay chart."""
+    players = public_players(public)
+    return [p.get("points") for p in players], [p.get("gold") for p in players]

@@ -1,7 +1,7 @@
 // Mad Zeppelin: the dice, the safe and the hold, each player's gold, points towards the target, cargo in front
 // and current Traitor, the Traitors played this round, and what the game waits for.
-import { el, svg, seatColour, words, valueText } from '../dom.js';
-import { t, frame, seatTag, bar, short } from './common.js';
+import { el, svg, seatColour, words, valueText } from '/web/dom.js';
+import { t, frame, seatTag, bar, short } from '/web/boards/common.js';
 
 const W = 960;
 const DIE = { yellow: '#facc15', green: '#22c55e', red: '#ef4444', blue: '#3b82f6', black: '#111827', white: '#f8fafc' };

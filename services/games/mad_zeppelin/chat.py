@@ -22,12 +22,10 @@ from typing import Any
 
 from schemas.envelopes import EventEnvelope
 from schemas.legal import Choice, choices_from_wire, covered
-from schemas.mad_zeppelin import CARGO_KINDS, COLOURS, CRATES, TRAITORS
 from services.chat.adapter import ChatError, CommandDict
 from services.chat.games.natural import NaturalAdapter
 from services.chat.games.words import Problem, by_prefix, count_of, read_items, words
-from services.games.mad_zeppelin.data import NAME_OF
-from services.replay.boards.mad_zeppelin import (
+from services.games.mad_zeppelin.board import (
     card_name,
     cards_text,
     dice_text,
@@ -36,6 +34,8 @@ from services.replay.boards.mad_zeppelin import (
     traitor_name,
     view_lines,
 )
+from services.games.mad_zeppelin.data import NAME_OF
+from services.games.mad_zeppelin.schemas import CARGO_KINDS, COLOURS, CRATES, TRAITORS
 
 VERBS = {
     "draft": "draft", "traitor": "traitor", "play": "play_traitor", "colour": "choose_colour",
