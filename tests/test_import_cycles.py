@@ -12,9 +12,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 KNOWN: set[frozenset[str]] = {frozenset(cycle) for cycle in (
-    # the gateway's route modules take State, limited, problems from app.py, which assembles them
-    {"services.gateway.app", "services.gateway.arena", "services.gateway.bots", "services.gateway.players",
-     "services.gateway.rematch", "services.gateway.replays"},
     {"services.bots.ismcts", "services.bots.plugins"},  # make_bot builds an ISMCTS bot, which reads plug-ins
     {"services.chat.adapter", "services.chat.generic"},  # get_adapter's default is the generic adapter
     {"services.client", "services.client.aio", "services.client.http"},  # the package re-exports both clients

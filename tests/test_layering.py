@@ -3,7 +3,9 @@
 Layers, lowest first; a module may import its own layer and the ones below, never one above:
 
 0. ``schemas``: the wire contracts; they import nothing of ``services``;
-1. ``services.games``: the rules; only ``services.games``, ``schemas``, the standard library and pydantic;
+1. ``services.games``: the rules; only ``services.games``, ``schemas``, the standard library and pydantic. A
+   game's folder also holds its plug-ins for the layers above (#31: ``bot``, ``chat``, ``board``, ``candidates``
+   and the ``registration`` that names them all): those are layer 3, and no rules module imports them;
 2. the pipeline and what every process shares: ``services.pipeline``, ``services.settings``,
    ``services.keys``, ``services.logs``, ``services.metrics``, ``services.health``, ``services.faults``,
    ``services.redis_binary`` (which redis-server to start)
@@ -40,6 +42,16 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 LAYER_NAMES = ("schemas", "games", "pipeline", "clients and tools", "entry points")
 GAMES_MAY_IMPORT = ("services.games", "schemas", "pydantic")
+GAME_PLUGINS = ("registration", "bot", "chat", "board", "candidates")  # services.games.<game>.<these>: layer 3
+# Type-only imports (under TYPE_CHECKING) of the generic Registration, which names the plug-ins' types:
+TYPES_ONLY = {("services.games.registration", "services.bots.plugins"),
+              ("services.games.registration", "services.chat.adapter")}
+
+
+def is_game_plugin(name: str) -> bool:
+    """``services.games.<game>.<plugin>`` (or below): a game's plug-in for the layers above the rules."""
+    parts = name.split(".")
+    return len(parts) >= 4 and parts[:2] == ["services", "games"] and parts[3] in GAME_PLUGINS
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +107,8 @@ def within(name: str, prefix: str) -> bool:
 
 
 def layer_of(name: str) -> int | None:
+    if is_game_plugin(name):
+        return 3
     for level, prefixes in enumerate(LAYERS):
         if any(within(name, prefix) for prefix in prefixes):
             return level
@@ -134,7 +148,11 @@ def test_schemas_import_nothing_of_services() -> None:
 def test_games_import_only_games_schemas_the_standard_library_and_pydantic() -> None:
     violations = []
     for imp in IMPORTS:
-        if not within(imp.module, "services.games"):
+        if not within(imp.module, "services.games") or is_game_plugin(imp.module):
+            continue
+        if (imp.module, imp.target) in TYPES_ONLY or is_game_plugin(imp.target):
+            if is_game_plugin(imp.target):
+                violations.append(f"{imp.where()}: the rules module {imp.module} imports the plug-in {imp.target}")
             continue
         top = imp.target.partition(".")[0]
         if top in sys.stdlib_module_names or any(within(imp.target, ok) for ok in GAMES_MAY_IMPORT):
@@ -153,7 +171,7 @@ def test_settings_do_not_import_the_pipeline() -> None:
 def test_no_layer_imports_a_higher_one(level: int) -> None:
     violations = []
     for imp in IMPORTS:
-        if layer_of(imp.module) != level or not is_ours(imp.target):
+        if layer_of(imp.module) != level or not is_ours(imp.target) or (imp.module, imp.target) in TYPES_ONLY:
             continue
         target_level = layer_of(imp.target)
         if target_level is not None and target_level > level:

@@ -27,7 +27,7 @@ from fastapi.responses import Response
 from schemas.players import ArenaQueue, ArenaQueueCount, ArenaStatus, ArenaTicket
 from services import metrics
 from services.games import GAMES, get_game
-from services.gateway.app import State, body_of, limited, problems
+from services.gateway.deps import State, body_of, limited, problems
 from services.gateway.players import _create_reserved, player_of
 from services.gateway.wire import Refused, encode, read_body
 from services.logs import get_logger

@@ -27,7 +27,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import Response
 
 from schemas.gateway import MATCH_ID, BotSeats, BotsWanted, FlagBots, MatchSummary
-from services.gateway.app import State, body_of, limited, optional_token, problems
+from services.gateway.deps import State, body_of, limited, optional_token, problems
 from services.gateway.shared_limits import Limit
 from services.gateway.wire import Refused, encode, read_body
 from services.logs import get_logger

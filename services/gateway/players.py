@@ -31,7 +31,7 @@ from schemas.players import (
     Standing,
 )
 from services.games import GAMES, get_game
-from services.gateway.app import CREATE_QUOTA, State, body_of, limited, problems
+from services.gateway.deps import CREATE_QUOTA, State, body_of, limited, problems
 from services.gateway.service import summary
 from services.gateway.shared_limits import Limit
 from services.gateway.wire import Refused, check_options, encode, read_body

@@ -28,7 +28,7 @@ from schemas.envelopes import EventEnvelope, MatchMeta
 from schemas.gateway import MATCH_ID, ReplayOverview, ReplayStep, Verification
 from services.games.registration import Numbers
 from services.games.registry import registration_of
-from services.gateway.app import MAX_VERSION, State, limited, optional_token, problems
+from services.gateway.deps import MAX_VERSION, State, limited, optional_token, problems
 from services.gateway.wire import Refused, encode
 from services.pipeline.states import to_event
 from services.replay.files import MatchLog
