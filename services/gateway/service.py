@@ -46,6 +46,7 @@ MAX_WAIT_S = 30.0
 FINISHED_LOGS = 32  # finished matches' log answers kept (per perspective and starting version)
 ABANDON_WAIT_S = 10.0  # how long a vote that ends the match waits for a worker to decide the abandon command
 LOBBY_WAIT_S = 10.0  # how long a creation or a join waits for a worker to decide it (match.create, match.join)
+VIEW_WAIT_S = 2.0  # how long a creation then waits for the projector's first view of the match
 NO_WORKER = "no worker decided it in time (the service is starting or overloaded); try again"
 JOIN_STATUS = {"forbidden": 403, "not_found": 404, "bad_request": 400}  # else 409 (conflict, full, lapsed, expired)
 
@@ -292,6 +293,11 @@ class Gateway:
             raise Refused(422 if result.code == "bad_options" else 409, result.code or "conflict",
                           result.reason or "the match was not created")
         self.store.changed()
+        # Read your writes: the match's public view (the projector's) exists when the creation is answered, so a
+        # client reading it next finds it (a few ms; the creation stands whether or not it came in time).
+        deadline = asyncio.get_running_loop().time() + VIEW_WAIT_S
+        while await self.store.view(match_id, "public") is None and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
         return await self.meta(match_id, fresh=True)
 
     async def join(self, match_id: str, seat: int, token: str, player: str | None = None) -> bool:

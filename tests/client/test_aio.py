@@ -44,7 +44,7 @@ def test_create_join_call_and_duplicate_key(gateway_stack: GatewayStack) -> None
             assert first.status == "accepted", first
             assert await client.call(match_id, 0, tokens[0], "take", {"n": 1}, command_id=key) == first
             assert await client.wait_result(match_id, key, 5) == first
-            mine = await client.view(match_id, 0)
+            mine = await client.wait_view(match_id, 0, first.version, 10, token=tokens[0])  # (the projector's)
             assert mine is not None and mine.version >= first.version
             log = await client.log(match_id, tokens[1])
             assert log.perspective == "seat:1" and len([e for e in log.events if e.type == "Taken"]) == 1

@@ -136,6 +136,7 @@ def test_one_crash_a_turn_and_moves_only_on_controlled_industries_in_random_matc
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1500)  # about 5 minutes on a quiet 2-core box; twice that beside another busy test process
 def test_one_crash_a_turn_and_moves_only_on_controlled_industries_in_16000_random_matches() -> None:
     seen = _play_crash_cases(CRASH_MATCHES_SLOW)
     for timing in (True, False):

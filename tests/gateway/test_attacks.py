@@ -322,6 +322,7 @@ def test_no_route_trims_deletes_or_blocks(stack: GatewayStack, r: redis.Redis, h
     assert {p for p, m in methods if m == "post"} == {"/matches", "/matches/{match_id}/seats",
                                                       "/matches/{match_id}/commands", "/matches/{match_id}/bots",
                                                       "/matches/{match_id}/abandon", "/players",
+                                                      "/matches/{match_id}/rematch",
                                                       "/ladder/{game}/matches", "/arena/{game}/queue"}
     # the one DELETE: a player takes its own ticket out of the arena's queue (tests/ratings/test_arena.py)
     assert {p for p, m in methods if m == "delete"} == {"/arena/{game}/queue/{ticket}"}
