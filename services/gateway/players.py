@@ -44,7 +44,6 @@ from services.ratings.players import (
     key_is_players,
     new_api_key,
     player_record,
-    reservations,
     well_formed_key,
 )
 
@@ -79,7 +78,7 @@ async def join_seat(st: State, request: Request, match_id: str, seat: int | None
     to its player; without one, a seat reserved for a player is refused (403). A worker decides each try
     (``match.join``); a seat token names its seat, so each candidate gets its own."""
     player = await player_of(st, request)
-    reserved = reservations(cast(dict[bytes, bytes], await st.redis.hgetall(st.settings.keys.meta(match_id))))
+    reserved: dict[int, str] = getattr(meta, "reserved", {})  # (the route's fresh GatewayMeta parsed them)
     if seat is not None and seat in reserved and reserved[seat] != player:
         raise Refused(403, "forbidden", f"seat {seat} is reserved for another player" if player else
                       f"seat {seat} is reserved for a rated player: join it with its API key ({API_KEY_HEADER})")
