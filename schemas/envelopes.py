@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from schemas.clock import ClockView
+
 EVENT_SCHEMA_VERSION = 1
 
 
@@ -129,6 +131,12 @@ class ViewContract(Envelope):
         description="For the seat's own record when it must act: every command it may send now, as choices "
         "{'type', 'body', 'free'?}; each free field is described for the client to expand (kinds int, "
         "one_of, counts, multiset, subset, order: schemas/json/legal_choice.json).")
+    clock: ClockView | None = Field(
+        default=None, description="A clocked match's clocks (#29): every seat's deadline and remaining time; null "
+        "for a match without a time control.")
+    server_ms: int | None = Field(
+        default=None, description="The gateway's time (ms since the epoch) when it sent this record: count a "
+        "deadline down from `clock.seats[i].deadline_ms - server_ms`, not from your own clock. Null in the store.")
 
 
 class ViewRecord(ViewContract):

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from schemas.clock import CLOCK_EVENT_MODELS, TimeControl
+
 ABANDON_COMMAND = "match.abandon"
 """The system command that ends a running match early, as its players agreed (published by the gateway) or once
 nobody moved in it for the idle time (published by the archiver, rule ``expired``); never accepted from a client:
@@ -96,6 +98,7 @@ class MatchCreateBody(Body):
     reserved: dict[int, str] = Field(default_factory=dict, description="seat -> the player it is reserved for")
     claim_by_ms: int | None = Field(default=None, ge=0, description="An arena match: its seats must be collected "
                                     "by then (ms since the epoch), or it is dissolved.")
+    clock: TimeControl | None = Field(default=None, description="The match's time control (#29); none: no clock.")
 
 
 class MatchJoinBody(Body):
@@ -129,3 +132,7 @@ class GameSchemas:
     commands: dict[str, type[BaseModel]]
     events: dict[str, type[BaseModel]]
     view: type[BaseModel]
+
+    def __post_init__(self) -> None:
+        for name, model in CLOCK_EVENT_MODELS.items():  # the service's clock events may be in every game's log
+            self.events.setdefault(name, model)

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from schemas.clock import ARENA_CLOCK, TimeControl
 from schemas.envelopes import CommandResult, EventEnvelope, ViewContract
 
 IDEMPOTENCY_KEY = r"^[A-Za-z0-9_.:-]{1,48}$"
@@ -55,6 +56,10 @@ class GameInfo(Wire):
     max_seats: int
     commands: list[str]
     options: list[OptionInfo]
+    clock: list[OptionInfo] = Field(default_factory=list, description="The fields of a match's time control "
+                                    "(`clock` of POST /matches; #29), the same for every game, with their defaults.")
+    rated_clock: TimeControl = Field(default_factory=lambda: TimeControl.model_validate(ARENA_CLOCK),
+                                     description="The time control of every rated (arena and ladder) match.")
 
 
 class GameList(Wire):
@@ -69,6 +74,8 @@ class CreateMatch(Request):
     seats: int = Field(ge=1, le=16)
     options: dict[str, Any] = Field(default_factory=dict)
     reveal_log: bool = Field(default=True, description="Once finished, the whole log (every secret) is public.")
+    clock: TimeControl | None = Field(default=None, description="The match's time control (none: no clock, the "
+                                      "default): per decision, or a bank per seat with an increment (#29).")
 
 
 class MatchSummary(Wire):

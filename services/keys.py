@@ -49,6 +49,11 @@ class Keys:
         """Hash match id -> packed {error, at, deliveries}: matches whose views the projector gave up building."""
         return f"{self.tag(partition)}:parked"
 
+    def clocks(self, partition: int) -> str:
+        """Sorted set of the partition's clocked matches (#29): member the match id, score its next deadline (ms
+        since the epoch); written by the append and join scripts, read by the workers' sweep."""
+        return f"{self.tag(partition)}:clocks"
+
     def matches(self, partition: int, status: str) -> str:
         """Sorted set of the partition's match ids with that status (score: creation time in ms)."""
         return f"{self.tag(partition)}:matches:{status}"

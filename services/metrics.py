@@ -92,6 +92,13 @@ EXPIRED_IDLE_MATCHES = Counter("airship_expired_idle_matches_total",
 PURGES = Counter("airship_purges_total",
                  "match.purge commands a worker decided, by outcome (deleted; gone; or refused: not_finished, "
                  "changed, started, young, kept, orphan, bad)", ["outcome"])
+CLOCK_TIMEOUTS = Counter("airship_clock_timeouts_total",
+                         "Deadlines that passed in clocked matches (#29), by game and what followed: stand_in (the "
+                         "service's heuristic bot decided for the seat) or forfeit (the seat forfeited the match).",
+                         ["game", "outcome"])
+CLOCK_LATE_SECONDS = Histogram("airship_clock_late_seconds",
+                               "How long after its deadline a timeout was decided (the sweep's delay).",
+                               buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60))
 LOBBY_COMMANDS = Counter("airship_lobby_commands_total",
                          "match.create and match.join commands a worker decided (#35), by type and outcome (accepted, "
                          "or the rejection code: full, conflict, forbidden, arena_seat_lapsed, expired, ...)",

@@ -23,9 +23,9 @@ from typing import cast
 
 from schemas.codec import unpack_result
 from schemas.envelopes import CommandResult, EventEnvelope
-from services.games import get_game
 from services.games.abandon import abandon_rule
 from services.games.base import replay
+from services.games.clock import match_game
 from services.pipeline.projector import build_views
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_streams import entries_of
@@ -114,7 +114,7 @@ def _views_differing(backend: RedisBackend, match_id: str, log: list[EventEnvelo
     meta = backend.store.meta(match_id)
     if meta is None:
         return 1
-    game = get_game(meta.game)
+    game = match_game(meta.game)
     loaded = Loaded(game, meta, len(log), replay(game, [to_event(e) for e in log]),
                     abandon_rule=abandon_rule(log[-1].type, log[-1].body) if log else None)
     differing = 0

@@ -103,9 +103,9 @@ class AsyncGatewayClient:
 
     async def create_match(self, game: str, seats: int, options: Mapping[str, Any] | None = None,
                            reveal_log: bool = True, *, seed: int | None = None,
-                           match_id: str | None = None) -> MatchSummary:
+                           match_id: str | None = None, clock: Mapping[str, Any] | None = None) -> MatchSummary:
         common.check_create(seed, match_id)
-        body = {"game": game, "seats": seats, "options": dict(options or {}), "reveal_log": reveal_log}
+        body = common.create_body(game, seats, options, reveal_log, clock)
         return MatchSummary.model_validate(common.decode(await self._request("POST", "/matches", json=body)))
 
     async def match(self, match_id: str) -> MatchSummary:

@@ -49,6 +49,15 @@ def seat_of_token(token: str) -> int | None:
     return int(head) if sep and head.isdigit() else None
 
 
+def create_body(game: str, seats: int, options: Mapping[str, Any] | None, reveal_log: bool,
+                clock: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The body of ``POST /matches``."""
+    body: dict[str, Any] = {"game": game, "seats": seats, "options": dict(options or {}), "reveal_log": reveal_log}
+    if clock is not None:
+        body["clock"] = dict(clock)
+    return body
+
+
 def check_create(seed: int | None, match_id: str | None) -> None:
     if seed is not None or match_id is not None:
         raise InvalidOptions(422, "bad_options", "the gateway chooses match seeds and ids; "

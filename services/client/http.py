@@ -106,11 +106,13 @@ class GatewayClient:
 
     def create_match(self, game: str, seats: int, options: Mapping[str, Any] | None = None,
                      reveal_log: bool = True, *, seed: int | None = None,
-                     match_id: str | None = None) -> MatchSummary:
+                     match_id: str | None = None, clock: Mapping[str, Any] | None = None) -> MatchSummary:
         """Set a match up; its seats are open for joining. ``reveal_log``: once finished, the whole log is
-        public. The gateway chooses the seed and the id (``seed``/``match_id`` raise ``InvalidOptions``)."""
+        public. The gateway chooses the seed and the id (``seed``/``match_id`` raise ``InvalidOptions``). ``clock``:
+        its time control (#29), e.g. ``{"kind": "move", "seconds": 30}``; each view's ``clock`` then has every seat's
+        deadline, and ``server_ms`` the gateway's time to count it down from."""
         common.check_create(seed, match_id)
-        body = {"game": game, "seats": seats, "options": dict(options or {}), "reveal_log": reveal_log}
+        body = common.create_body(game, seats, options, reveal_log, clock)
         return MatchSummary.model_validate(common.decode(self._request("POST", "/matches", json=body)))
 
     def match(self, match_id: str) -> MatchSummary:

@@ -14,8 +14,10 @@ from schemas.gateway import LogAnswer, MatchSummary
 
 class GameClient(Protocol):
     def create_match(self, game: str, seats: int, options: Mapping[str, Any] | None = None, *,
-                     seed: int | None = None, match_id: str | None = None) -> MatchMeta | MatchSummary:
-        """Set a match up. ``seed`` and ``match_id`` only on clients that may choose them (embedded)."""
+                     seed: int | None = None, match_id: str | None = None,
+                     clock: Mapping[str, Any] | None = None) -> MatchMeta | MatchSummary:
+        """Set a match up. ``seed`` and ``match_id`` only on clients that may choose them (embedded). ``clock``: its
+        time control (``schemas.clock.TimeControl``: kind none/move/bank, seconds, increment, timeouts)."""
         ...
 
     def join(self, match_id: str, seat: int | None = None) -> tuple[int, str]:

@@ -23,6 +23,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from schemas.clock import TimeControl
 from schemas.envelopes import CommandResult
 from schemas.game_schemas import MatchCreateBody
 from schemas.gateway import (
@@ -205,9 +206,12 @@ def _routes(app: FastAPI) -> None:
             game, schemas = registered.game, registered.schemas
             options = [OptionInfo(name=k, default=f.default, description=f.description or "")
                        for k, f in game.Options.model_fields.items()]
+            clock_fields = [OptionInfo(name=k, default=f.default, description=f.description or "")
+                            for k, f in TimeControl.model_fields.items()]
             infos.append(GameInfo(name=name, title=game.title, board=registered.web_board_url,
                                   min_seats=game.min_seats, max_seats=game.max_seats,
-                                  commands=sorted(schemas.commands) if schemas else [], options=options))
+                                  commands=sorted(schemas.commands) if schemas else [], options=options,
+                                  clock=clock_fields))
         return encode(request, GameList(games=infos))
 
     @app.get("/matches", response_model=MatchList, tags=["lobby"], responses=problems())
@@ -237,8 +241,9 @@ def _routes(app: FastAPI) -> None:
         from services.gateway.players import player_of  # (players imports this module)
 
         await st.limits.creation(st.address(request.headers, request.client), await player_of(st, request))
+        clock = body.clock if body.clock is not None and body.clock.clocked else None
         meta = await st.gateway.create(MatchCreateBody(game=body.game, seats=body.seats, options=body.options,
-                                                       reveal_log=body.reveal_log))
+                                                       reveal_log=body.reveal_log, clock=clock))
         log.info("match created", match_id=meta.match_id, game=meta.game, seats=meta.seats)
         return encode(request, summary(meta, await st.store.version(meta.match_id)), 201)
 
@@ -402,4 +407,4 @@ def _result_or_pending(request: Request, match_id: str, key: str, result: Comman
 def _view(request: Request, record: Any) -> Response:
     if record is None:
         return Response(status_code=204)
-    return encode(request, ViewAnswer(**view_fields(record)))
+    return encode(request, ViewAnswer(**{**view_fields(record), "server_ms": int(time.time() * 1000)}))

@@ -19,6 +19,7 @@ growing pause; any other failure stops the feed's watches with an ``error`` (``s
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import TYPE_CHECKING
 
 import msgpack
@@ -37,6 +38,12 @@ if TYPE_CHECKING:
 
 log = get_logger("gateway")
 PUBLIC = "public"
+STAMP_S = 1.0  # a view frame encoded once is sent to every socket for at most this long (its server_ms ages)
+
+
+def message(record: ViewRecord) -> BaseModel:
+    """``record`` as a view message stamped with the gateway's time (``server_ms``: clocks count down from it)."""
+    return ViewMessage.model_construct(**{**view_fields(record), "server_ms": int(time.time() * 1000)})
 WAITING, STARTING, LIVE = 0, 1, 2
 
 
@@ -52,7 +59,7 @@ def encode(message: BaseModel, binary: bool) -> str | bytes:
 class Feed:
     """The watches of one view of one match in this process (module docstring)."""
 
-    __slots__ = ("_packed", "_text", "fresh", "gateway", "hub", "key", "record", "task", "watches")
+    __slots__ = ("_encoded_at", "_packed", "_text", "fresh", "gateway", "hub", "key", "record", "task", "watches")
 
     def __init__(self, hub: MatchHub, key: str, gateway: Gateway) -> None:
         self.hub = hub
@@ -64,6 +71,7 @@ class Feed:
         self.task: asyncio.Task[None] | None = None  # reading the record, while it is not fresh
         self._text: str | None = None  # ``record`` as a JSON view message
         self._packed: bytes | None = None  # ... and as a msgpack one
+        self._encoded_at = 0.0  # (monotonic) when those were encoded
 
     @staticmethod
     def join(hub: MatchHub, key: str, gateway: Gateway, watch: Watch) -> Feed:
@@ -144,13 +152,17 @@ class Feed:
     def frame(self, record: ViewRecord, binary: bool) -> str | bytes:
         """``record`` as a view message: encoded once per format while it is the newest."""
         if record is not self.record:
-            return encode(ViewMessage.model_construct(**view_fields(record)), binary)
+            return encode(message(record), binary)
+        now = time.monotonic()
+        if now - self._encoded_at > STAMP_S:  # its server_ms stays within STAMP_S of the time it is sent
+            self._packed = self._text = None
+            self._encoded_at = now
         if binary:
             if self._packed is None:
-                self._packed = packed(ViewMessage.model_construct(**view_fields(record)))
+                self._packed = packed(message(record))
             return self._packed
         if self._text is None:
-            self._text = ViewMessage.model_construct(**view_fields(record)).model_dump_json()
+            self._text = message(record).model_dump_json()
         return self._text
 
 
@@ -262,7 +274,7 @@ class Watch:
         if record.version > self.sent or (record.version == self.sent == 0 and not self.opened):
             self.opened = True
             frame = (self.feed.frame(record, self.session.binary) if self.feed is not None
-                     else encode(ViewMessage.model_construct(**view_fields(record)), self.session.binary))
+                     else encode(message(record), self.session.binary))
             self.session.push(frame)
             self.sent = record.version
 

@@ -16,6 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi import Path as PathParam
 from fastapi.responses import Response
 
+from schemas.clock import ARENA_CLOCK, TimeControl
 from schemas.codec import pack_obj, unpack_obj
 from schemas.envelopes import MatchMeta
 from schemas.game_schemas import MatchCreateBody
@@ -194,7 +195,9 @@ async def _create_reserved(st: State, game_name: str, players: dict[int, str], o
     """A match whose seats are reserved for these players, created by a worker (``match.create``) with the
     reservations among the meta fields it writes, so no seat is ever free of its reservation. ``match_id``: the id
     to create it under (the arena's, chosen when it paired the players: whichever gateway asks first creates it,
-    the others' identical commands are answered as created); ``claim_by_ms``: an arena match's claim deadline."""
+    the others' identical commands are answered as created); ``claim_by_ms``: an arena match's claim deadline.
+    Every rated match is clocked (``schemas.clock.ARENA_CLOCK``), so no silent seat holds it forever."""
     body = MatchCreateBody(game=game_name, seats=len(players), options=options, reveal_log=reveal_log,
-                           reserved=players, claim_by_ms=claim_by_ms)
+                           reserved=players, claim_by_ms=claim_by_ms,
+                           clock=TimeControl.model_validate(ARENA_CLOCK))  # rated: always clocked (#29)
     return await st.gateway.create(body, match_id)

@@ -44,8 +44,10 @@ def add_rematch_route(app: FastAPI) -> None:
             from services.gateway.players import player_of
 
             await st.limits.creation(st.address(request.headers, request.client), await player_of(st, request))
+            ended = await st.store.view(match_id, "public")  # the same time control as the match it follows
             body = MatchCreateBody(game=meta.game, seats=meta.seats, options=meta.options, reveal_log=meta.reveal_log,
-                                   reserved=getattr(meta, "reserved", {}))
+                                   reserved=getattr(meta, "reserved", {}),
+                                   clock=ended.clock.control if ended is not None and ended.clock else None)
             made = await st.gateway.create(body)
             if await st.redis.hsetnx(k.gw(match_id), REMATCH, made.match_id):
                 bots = bot_flags(cast(dict[bytes, bytes], await st.redis.hgetall(k.gw(match_id))))

@@ -26,6 +26,7 @@ from fastapi.responses import Response
 
 from schemas.envelopes import EventEnvelope, MatchMeta
 from schemas.gateway import MATCH_ID, ReplayOverview, ReplayStep, Verification
+from services.games.clock import MatchState
 from services.games.registration import Numbers
 from services.games.registry import registration_of
 from services.gateway.deps import MAX_VERSION, State, limited, optional_token, problems
@@ -70,7 +71,7 @@ def build(meta: MatchMeta, events: list[EventEnvelope]) -> Built:
         got: Numbers = [None] * meta.seats
         cash: Numbers | None = None
         if standing is not None and version:
-            got, cash = standing(state, public)
+            got, cash = standing(state.game if isinstance(state, MatchState) else state, public)
         if isinstance(outcome, Mapping) and isinstance(outcome.get("scores"), list):
             got = [float(s) for s in outcome["scores"]]
         scores.append(list(got))

@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from schemas.clock import TimeControl
 from schemas.codec import pack
 from schemas.envelopes import CommandEnvelope, CommandResult, MatchMeta, ViewRecord
 from schemas.gateway import LogAnswer, MatchSummary
@@ -42,8 +43,12 @@ class Client:
 
     # -- lobby -----------------------------------------------------------------------------------
     def create_match(self, game: str, seats: int, options: Mapping[str, Any] | None = None,
-                     seed: int | None = None, match_id: str | None = None) -> MatchMeta:
-        return lobby.create_match(self.backend.store, game, seats, options, seed, match_id)
+                     seed: int | None = None, match_id: str | None = None,
+                     clock: Mapping[str, Any] | None = None) -> MatchMeta:
+        """``clock``: the match's time control (``schemas.clock.TimeControl`` fields; #29)."""
+        control = TimeControl.model_validate(clock) if clock is not None else None
+        return lobby.create_match(self.backend.store, game, seats, options, seed, match_id,
+                                  clock=control if control is not None and control.clocked else None)
 
     def join(self, match_id: str, seat: int | None = None) -> tuple[int, str]:
         return lobby.join(self.backend.store, match_id, seat)

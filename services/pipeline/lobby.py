@@ -14,14 +14,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from schemas.clock import CLOCK_STARTED, TimeControl
 from schemas.envelopes import CommandEnvelope, CommandResult, MatchMeta
 from schemas.game_schemas import CREATE_COMMAND, JOIN_COMMAND, MatchCreateBody, MatchJoinBody
 from services.games import get_game
+from services.games.base import Event, replay
+from services.games.clock import clock_events, match_game
 from services.games.errors import BadOptions
 from services.games.rng import derive_rng
 from services.pipeline.auth import hash_credential, new_token
-from services.pipeline.ports import EventStore
-from services.pipeline.states import to_envelope
+from services.pipeline.ports import EventStore, Start
+from services.pipeline.states import to_envelope, to_event
 
 SYSTEM_COMMANDS = (CREATE_COMMAND, JOIN_COMMAND)
 RESERVE = "reserve:"  # meta hash field per reserved seat: the player's name
@@ -48,13 +51,14 @@ def create_match(
     match_id: str | None = None,
     reveal_log: bool = True,
     fields: Sequence[Any] = (),
+    clock: TimeControl | None = None,
 ) -> MatchMeta:
     """Set the match up (its first events are written now) and open its seats for joining. ``fields``: more meta
-    field/value pairs (:func:`service_fields`)."""
+    field/value pairs (:func:`service_fields`); ``clock``: its time control (#29; ``ClockSet`` ends the set-up)."""
     game = get_game(game_name)
     seed = secrets.randbits(63) if seed is None else seed
     match_id = match_id or uuid.uuid4().hex[:16]
-    events = game.setup(dict(options or {}), seats, derive_rng(seed, 0))
+    events = game.setup(dict(options or {}), seats, derive_rng(seed, 0)) + clock_events(clock)
     started = events[0].body.get("options", {}) if events else {}
     meta = MatchMeta(match_id=match_id, game=game_name, seats=seats, options=started, seed=seed, status="open",
                      reveal_log=reveal_log)
@@ -72,9 +76,26 @@ def join(store: EventStore, match_id: str, seat: int | None = None) -> tuple[int
     candidates = [seat] if seat is not None else [s for s in range(meta.seats) if s not in meta.credential_hashes]
     for candidate in candidates:
         credential = new_token(candidate)
-        if store.claim_seat(match_id, candidate, hash_credential(credential)) is not None:
+        if store.join(match_id, candidate, hash_credential(credential), start=clock_start(store, meta)).outcome \
+                == "joined":
             return candidate, credential
     raise BadOptions(f"seat {seat} of match '{match_id}' is taken" if seat is not None else "the match is full")
+
+
+def clock_start(store: EventStore, meta: MatchMeta | None) -> Start | None:
+    """What the join that starts a clocked match appends: ``ClockStarted`` now, and the first deadline (None for
+    a match without a clock, or one no longer open). Every join of an open match brings it: only the one that
+    takes the last seat appends it (``lua/join.lua``)."""
+    if meta is None or meta.status != "open":
+        return None
+    game = match_game(meta.game)
+    log = store.read_log(meta.match_id)
+    state = replay(game, [to_event(e) for e in log])
+    if state.clock is None:
+        return None
+    event = Event(CLOCK_STARTED, {"at_ms": int(time.time() * 1000)})
+    deadline = game.deadline(game.evolve(state, event))
+    return Start(to_envelope(meta.match_id, len(log) + 1, event), deadline[0] if deadline else 0)
 
 
 def service_fields(reserved: Mapping[int, str], claim_by_ms: int | None = None) -> list[Any]:
@@ -100,7 +121,8 @@ def create_from(store: EventStore, env: CommandEnvelope) -> CommandResult:
     if store.meta(env.match_id) is None:
         try:
             create_match(store, body.game, body.seats, body.options, match_id=env.match_id,
-                         reveal_log=body.reveal_log, fields=service_fields(body.reserved, body.claim_by_ms))
+                         reveal_log=body.reveal_log, fields=service_fields(body.reserved, body.claim_by_ms),
+                         clock=body.clock)
         except (BadOptions, ValidationError) as e:
             if store.meta(env.match_id) is None:  # (else created meanwhile, by an identical command)
                 reason = str(e) if isinstance(e, BadOptions) else f"bad options ({e.error_count()} errors)"
@@ -115,7 +137,8 @@ def join_from(store: EventStore, env: CommandEnvelope) -> CommandResult:
     except ValidationError as e:
         return _result(env, store.version(env.match_id), code="bad_command",
                        reason=f"malformed match.join ({e.error_count()} errors)")
-    joined = store.join(env.match_id, body.seat, body.credential_hash, body.player, body.until_ms)
+    joined = store.join(env.match_id, body.seat, body.credential_hash, body.player, body.until_ms,
+                        clock_start(store, store.meta(env.match_id)))
     version = store.version(env.match_id)
     if joined.outcome == "joined" and joined.seat is not None:
         return _result(env, version, seat=joined.seat)

@@ -15,7 +15,7 @@ from schemas.codec import pack, pack_result, unpack_result
 from schemas.envelopes import CommandResult, EventEnvelope, MatchMeta, ViewRecord
 from services.keys import DEFAULT_PARTITIONS, PROJECTORS_GROUP, WORKERS_GROUP, partition_of
 from services.pipeline.memstream import MemStream
-from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, Delivery, Joined, Pending, ReadAhead
+from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, Delivery, Joined, Pending, ReadAhead, Start
 
 T = TypeVar("T")
 FEED_MAXLEN = 100_000
@@ -190,6 +190,7 @@ class MemoryStore(_Blocking):
         self._feeds = _Partitioned(cond, partitions, "feed", PROJECTORS_GROUP, FEED_MAXLEN)
         self._feed_dead: dict[int, list[tuple[bytes, str]]] = {}
         self._parked: dict[str, dict[str, str]] = {}
+        self._clocks: dict[str, int] = {}  # clocked match -> its next deadline (ms), as the {p}:clocks sets
 
     # -- matches ---------------------------------------------------------------------------------
     def _get(self, match_id: str) -> _Match | None:
@@ -218,7 +219,7 @@ class MemoryStore(_Blocking):
             return self.meta(match_id) if self.join(match_id, seat, credential_hash).outcome == "joined" else None
 
     def join(self, match_id: str, seat: int, credential_hash: str, player: str | None = None,
-             until_ms: int = 0) -> Joined:
+             until_ms: int = 0, start: Start | None = None) -> Joined:
         """As ``lua/join.lua`` (without the arena's dissolution, which only the gateways on Redis do)."""
         with self._cond:
             match = self._get(match_id)
@@ -250,6 +251,10 @@ class MemoryStore(_Blocking):
             players = {**meta.players, seat: player} if player is not None else meta.players
             status = "running" if len(hashes) == meta.seats else meta.status
             match.meta = meta.model_copy(update={"credential_hashes": hashes, "status": status, "players": players})
+            if status == "running" and start is not None and len(match.log) + 1 == start.event.version:
+                self._add_events(match_id, [start.event])
+                if start.deadline > 0:
+                    self._clocks[match_id] = start.deadline
             return Joined("joined", seat)
 
     def list_matches(self, status: str | None = None, limit: int = 100) -> list[MatchMeta]:
@@ -284,6 +289,7 @@ class MemoryStore(_Blocking):
         events: Sequence[EventEnvelope],
         result: CommandResult,
         finished: bool = False,
+        deadline: int = -1,
     ) -> AppendOutcome:
         with self._cond:
             match = self._get(match_id)
@@ -299,7 +305,18 @@ class MemoryStore(_Blocking):
             match.results.add(pack_result(result))
             if finished:
                 match.meta = match.meta.model_copy(update={"status": "finished"})
+            if events and deadline >= 0:
+                if deadline > 0 and not finished:
+                    self._clocks[match_id] = deadline
+                else:
+                    self._clocks.pop(match_id, None)
             return AppendOutcome(AppendStatus.APPENDED, len(match.log), result)
+
+    def due_clocks(self, partitions: Sequence[int] | None, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        with self._cond:
+            due = sorted((d, m) for m, d in self._clocks.items() if d <= now_ms and (
+                partitions is None or partition_of(m, self.partitions) in partitions))
+        return [(m, d) for d, m in due[:limit * (len(partitions) if partitions is not None else self.partitions)]]
 
     def purge(self, match_id: str, status: str, version: int, open_ttl_s: float) -> str:
         with self._cond:
@@ -323,6 +340,7 @@ class MemoryStore(_Blocking):
                 return "bad"
             del self._matches[match_id]
             self._parked.pop(match_id, None)
+            self._clocks.pop(match_id, None)
             return "deleted"
 
     def append_chains(self, chains: Mapping[str, Sequence[AppendItem]],
@@ -338,7 +356,8 @@ class MemoryStore(_Blocking):
                     ):
                         outcomes.append(AppendOutcome(AppendStatus.CONFLICT, len(match.log)))
                         break
-                    outcome = self.append(match_id, item.expected_version, item.events, item.result, item.finished)
+                    outcome = self.append(match_id, item.expected_version, item.events, item.result, item.finished,
+                                          item.deadline)
                     outcomes.append(outcome)
                     if outcome.status is not AppendStatus.APPENDED:
                         break

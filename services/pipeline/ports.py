@@ -54,6 +54,15 @@ class AppendOutcome:
 
 
 @dataclass(frozen=True, slots=True)
+class Start:
+    """What the join that starts a clocked match appends (#29): ``ClockStarted`` at the version after the set-up's,
+    and the match's first deadline (ms)."""
+
+    event: EventEnvelope
+    deadline: int
+
+
+@dataclass(frozen=True)
 class AppendItem:
     """One command's append in a chain (see :meth:`EventStore.append_chains`)."""
 
@@ -61,6 +70,7 @@ class AppendItem:
     events: Sequence[EventEnvelope]
     result: CommandResult
     finished: bool = False
+    deadline: int = -1  # a clocked match's next deadline (ms; 0: none); -1: no clock (:meth:`EventStore.append`)
 
 
 class ReadAhead(Protocol):
@@ -181,11 +191,12 @@ class EventStore(Protocol):
         ...
 
     def join(self, match_id: str, seat: int, credential_hash: str, player: str | None = None,
-             until_ms: int = 0) -> Joined:
+             until_ms: int = 0, start: Start | None = None) -> Joined:
         """``match.join``, atomically: ``seat`` gets the credential hash, linked to ``player``; the match
         runs once every seat is taken. A seat already holding this hash is answered as joined. Refused when past
         ``until_ms`` (0: no deadline), the match is not open, an arena match lapsed, the player holds a seat of
-        it already, or the seat is reserved for another, taken or does not exist (:class:`Joined`)."""
+        it already, or the seat is reserved for another, taken or does not exist (:class:`Joined`). ``start``: a
+        clocked match's ``ClockStarted`` event and first deadline, appended only by the join that starts it."""
         ...
 
     def list_matches(self, status: str | None = None, limit: int = 100) -> list[MatchMeta]: ...
@@ -203,10 +214,17 @@ class EventStore(Protocol):
         events: Sequence[EventEnvelope],
         result: CommandResult,
         finished: bool = False,
+        deadline: int = -1,
     ) -> AppendOutcome:
         """Atomically: if ``result.command_id`` was seen, return DUPLICATE with the earlier result;
         if the log is not at ``expected_version``, CONFLICT; else add the events to the log and the feed,
-        record the result (and mark the match finished). ``events`` may be empty (a rejection)."""
+        record the result (and mark the match finished). ``events`` may be empty (a rejection). ``deadline``
+        (#29): a clocked match's next deadline in ms (0: none), kept for :meth:`due_clocks`; -1: no clock."""
+        ...
+
+    def due_clocks(self, partitions: Sequence[int] | None, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        """Clocked matches whose next deadline is at or before ``now_ms`` (match id, deadline), earliest first, at
+        most ``limit`` per partition; ``partitions`` None: all."""
         ...
 
     def append_chains(self, chains: Mapping[str, Sequence[AppendItem]],

@@ -28,6 +28,7 @@ from schemas.envelopes import EventEnvelope, ViewRecord
 from schemas.upcast import decode_event
 from services import metrics
 from services.games.abandon import abandon_rule, is_abandoned, with_rule
+from services.games.clock import clock_of
 from services.logs import error_text, get_logger
 from services.pipeline.backoff import Backoff
 from services.pipeline.ports import Delivery, EventStore, ViewStore
@@ -45,10 +46,11 @@ def build_views(loaded: Loaded) -> list[ViewRecord]:
     game, state, match_id, version = loaded.game, loaded.state, loaded.meta.match_id, loaded.version
     acting = game.to_act(state)
     result = game.outcome(state)
+    clock = clock_of(state)
     common: dict[str, Any] = {"match_id": match_id, "version": version, "to_act": sorted(acting),
                               "finished": result is not None,
                               "outcome": None if result is None else with_rule(result.as_dict(), loaded.abandon_rule),
-                              "abandoned": is_abandoned(result)}
+                              "abandoned": is_abandoned(result), "clock": clock.view() if clock is not None else None}
     records = [ViewRecord(key="public", view=game.view(state, None), **common)]
     for seat in range(loaded.meta.seats):
         legal = [c.wire() for c in game.legal(state, seat)] if seat in acting else []

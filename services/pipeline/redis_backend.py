@@ -52,7 +52,16 @@ from schemas.logentry import LOOKBACK, Cause, first_cause, load_slice, log_and_f
 from services.faults import armed, fault_point
 from services.keys import PROJECTORS_GROUP, Keys
 from services.pipeline.client import Client
-from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, Delivery, Joined, Pending, ReadAhead
+from services.pipeline.ports import (
+    AppendItem,
+    AppendOutcome,
+    AppendStatus,
+    Delivery,
+    Joined,
+    Pending,
+    ReadAhead,
+    Start,
+)
 from services.pipeline.redis_conn import connect as connect  # (re-exported: most callers import it from here)
 from services.pipeline.redis_conn import is_cluster, queue_script, retry_noscript, wait_replicas
 from services.pipeline.redis_streams import (
@@ -180,12 +189,15 @@ class RedisStore:
         return self.meta(match_id) if joined.outcome == "joined" else None
 
     def join(self, match_id: str, seat: int, credential_hash: str, player: str | None = None,
-             until_ms: int = 0) -> Joined:
+             until_ms: int = 0, start: Start | None = None) -> Joined:
         """``match.join`` (``lua/join.lua``): ``seat`` gets the hash, if the caller may take it."""
         k = self._keys
-        keys = [k.meta(match_id), *(k.match_matches(match_id, s) for s in STATUSES),
-                k.seat_players(k.partition(match_id))]
-        args: list[str | int] = [seat, credential_hash, self._settings.updates_maxlen, player or "", until_ms]
+        p = k.partition(match_id)
+        keys = [k.meta(match_id), *(k.match_matches(match_id, s) for s in STATUSES), k.seat_players(p)]
+        args: list[Any] = [seat, credential_hash, self._settings.updates_maxlen, player or "", until_ms]
+        if start is not None:
+            keys += [k.log(match_id), k.feed(p), k.clocks(p)]
+            args += [start.event.version, start.deadline, self._settings.feed_maxlen, *log_and_feed([start.event])]
         reply = cast(list[Any], self._join(keys=keys, args=args))
         outcome = text(reply[0])
         return Joined(outcome, int(reply[1]) if outcome == "joined" else None)
@@ -218,6 +230,15 @@ class RedisStore:
     def version(self, match_id: str) -> int:
         return int(self._r.hget(self._keys.meta(match_id), "version") or 0)
 
+    def due_clocks(self, partitions: Sequence[int] | None, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        """One pipelined ZRANGEBYSCORE per partition of the clocks sorted sets (``{p}:clocks``)."""
+        wanted = range(self.partitions) if partitions is None else partitions
+        pipe = self._r.pipeline(transaction=False)
+        for partition in wanted:
+            pipe.zrangebyscore(self._keys.clocks(partition), "-inf", now_ms, start=0, num=limit, withscores=True)
+        due = [(text(mid), int(score)) for reply in pipe.execute() for mid, score in reply]
+        return sorted(due, key=lambda d: d[1])
+
     def announce(self, result: CommandResult) -> None:
         live = self._keys.live(self._keys.partition(result.match_id))
         self._r.xadd(live, {"m": result.match_id, "c": result.command_id, "r": pack_result(result, with_id=False)},
@@ -245,8 +266,8 @@ class RedisStore:
         return None
 
     def append(self, match_id: str, expected_version: int, events: Sequence[EventEnvelope], result: CommandResult,
-               finished: bool = False) -> AppendOutcome:
-        item = AppendItem(expected_version, events, result, finished)
+               finished: bool = False, deadline: int = -1) -> AppendOutcome:
+        item = AppendItem(expected_version, events, result, finished, deadline)
         if self._settings.append_replicas > 0:
             return self._append_replicated({match_id: [item]}, strict=False)[match_id][0]
         calls = [(match_id, [item])]
@@ -361,7 +382,8 @@ class RedisStore:
             chain: list[Any] = []
             for item in items:
                 chain += [item.result.command_id, item.expected_version, pack_result(item.result, with_id=False),
-                          int(item.finished), int(strict), len(item.events), *log_and_feed(item.events)]
+                          int(item.finished), int(strict), item.deadline, len(item.events),
+                          *log_and_feed(item.events)]
             args += [len(chain), *chain]
         return keys, args
 

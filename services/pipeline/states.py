@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from schemas.envelopes import EventEnvelope, MatchMeta
-from services.games import get_game
 from services.games.abandon import abandon_rule
 from services.games.base import Event, Game
+from services.games.clock import match_game
 from services.pipeline.ports import EventStore
 
 
@@ -65,7 +65,7 @@ class StateCache:
         """The match's state at the newest version in the store."""
         loaded = self._cache.get(meta.match_id)
         if loaded is None:
-            game = get_game(meta.game)
+            game = match_game(meta.game)
             loaded = Loaded(game, meta, 0, game.initial())
         loaded.meta = meta
         self.catch_up(loaded)

@@ -35,18 +35,17 @@ from schemas.envelopes import CommandEnvelope, CommandResult, MatchMeta
 from schemas.game_schemas import PURGE_COMMAND, MatchPurgeBody
 from services import metrics
 from services.faults import fault_point
-from services.games.abandon import decide_any
-from services.games.base import Command
 from services.games.errors import BadCommand, GameOver, NotYourTurn, Rejected, version_mismatch
-from services.games.rng import derive_rng
 from services.keys import partition_of_key
 from services.logs import error_text, get_logger
 from services.pipeline.backoff import Backoff
 from services.pipeline.batch import Chain
+from services.pipeline.clocks import ClockSweep
+from services.pipeline.decision import decide
 from services.pipeline.failures import Retry, Unanswerable, bounded, rejection, salvage_ids, without_credential
 from services.pipeline.lobby import SYSTEM_COMMANDS, create_from, join_from
 from services.pipeline.ports import AppendItem, AppendOutcome, AppendStatus, CommandBus, Delivery, EventStore
-from services.pipeline.states import StateCache, to_envelope
+from services.pipeline.states import StateCache
 from services.settings import WorkerSettings
 
 # Defined elsewhere, importable from here: WorkerSettings (services.settings), the failure helpers
@@ -66,6 +65,7 @@ class Worker:
         self.consumer = consumer
         self.settings = settings or WorkerSettings()
         self.cache = StateCache(store)
+        self.clocks = ClockSweep(store, self.cache)
         self._running: dict[str, MatchMeta] = {}
         self._last_claim = 0.0
         self.stopping = threading.Event()
@@ -197,6 +197,9 @@ class Worker:
         share = self._share()
         if self.shared:  # a blocking read ends in time to renew the leases
             block = min(block, int(self.settings.lease_ttl_ms / 6))
+        if not self.shared or time.monotonic() < self._valid_until:  # deadlines passed in its partitions (#29)
+            self.clocks.due(share, self._meta)
+        block = min(block, int(self.clocks.sweep_s * 1000) + 50)  # ... looked at again soon, even when idle
         if self._ahead:  # what is left of a backlog is taken as a sweep would, up to a whole batch
             deliveries, self._ahead = self._ahead, []
             if self._more and len(deliveries) < self.settings.batch_size:
@@ -302,26 +305,15 @@ class Worker:
                 raise GameOver("the match is over")
             if env.expected_version is not None and env.expected_version != version:
                 raise version_mismatch(version, env.expected_version)
-            events = decide_any(game, chain.state, Command(env.seat, env.type, env.body),
-                                derive_rng(meta.seed or 0, version))
+            decided = decide(game, chain.state, env, meta.seed or 0, version)
             self._decide_seconds(meta.game).observe(time.perf_counter() - started)
-            state = chain.state
-            for event in events:
-                state = game.evolve(state, event)
-            recorded = {"type": env.type, "body": env.body}
-            envelopes = [to_envelope(env.match_id, version + i + 1, e, env.command_id, env.seat,
-                                     recorded if i == 0 else None) for i, e in enumerate(events)]
-            result = CommandResult.model_construct(command_id=env.command_id, match_id=env.match_id, seat=env.seat,
-                                                   status="accepted", version=version + len(events),
-                                                   events=len(events))  # from checked values: not validated again
-            item = AppendItem(version, envelopes, result, game.outcome(state) is not None)
         except Rejected as err:
             self._decide_seconds(meta.game).observe(time.perf_counter() - started)
             chain.add(delivery, AppendItem(version, (), rejection(env, version, err)), chain.state, version)
             return True
         except Exception:
             return False
-        chain.add(delivery, item, state, version + len(events))
+        chain.add(delivery, decided.item, decided.state, version + decided.events)
         return True
 
     def _decide_seconds(self, game: str) -> Any:
@@ -455,24 +447,15 @@ class Worker:
                     raise GameOver("the match is over")
                 if env.expected_version is not None and env.expected_version != version:
                     raise version_mismatch(version, env.expected_version)
-                command = Command(env.seat, env.type, env.body)
-                events = decide_any(loaded.game, loaded.state, command, derive_rng(meta.seed or 0, version))
+                decided = decide(loaded.game, loaded.state, env, meta.seed or 0, version)
             except Rejected as err:
                 metrics.DECIDE_SECONDS.labels(game_name).observe(time.perf_counter() - started)
                 return self._record(env, meta, rejection(env, version, err))
             metrics.DECIDE_SECONDS.labels(game_name).observe(time.perf_counter() - started)
-            state = loaded.state
-            for event in events:
-                state = loaded.game.evolve(state, event)
-            recorded = {"type": env.type, "body": env.body}
-            envelopes = [to_envelope(env.match_id, version + i + 1, e, env.command_id, env.seat,
-                                     recorded if i == 0 else None)
-                         for i, e in enumerate(events)]
-            result = CommandResult(command_id=env.command_id, match_id=env.match_id, seat=env.seat,
-                                   status="accepted", version=version + len(events), events=len(events))
-            finished = loaded.game.outcome(state) is not None
+            state, item = decided.state, decided.item
+            result = item.result
             started = time.perf_counter()
-            outcome = self.store.append(env.match_id, version, envelopes, result, finished)
+            outcome = self.store.append(env.match_id, version, item.events, result, item.finished, item.deadline)
             metrics.APPEND_SECONDS.observe(time.perf_counter() - started)
             if outcome.status is AppendStatus.APPENDED:
                 loaded.state, loaded.version, loaded.top = state, outcome.version, None

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import redis
 
 from schemas.envelopes import EventEnvelope
-from services.games import get_game
 from services.games.base import Outcome
+from services.games.clock import match_game
 from services.keys import Keys
 from services.pipeline.states import to_event
 from services.ratings.ladder import RatedMatch, linked_players, rated_match
@@ -20,7 +20,7 @@ from services.replay.files import MatchLog
 
 
 def outcome_of(game_name: str, events: Sequence[EventEnvelope]) -> Outcome | None:
-    game = get_game(game_name)
+    game = match_game(game_name)  # the match layer: a forfeit (#29) is an outcome too
     state = game.initial()
     for envelope in events:
         state = game.evolve(state, to_event(envelope))

@@ -10,9 +10,9 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from schemas.envelopes import EventEnvelope, MatchMeta, ViewRecord
-from services.games import get_game
 from services.games.abandon import abandon_rule
 from services.games.base import Game
+from services.games.clock import clocked, match_game
 from services.games.errors import Rejected
 from services.pipeline.projector import build_views
 from services.pipeline.states import Loaded, to_event
@@ -45,14 +45,14 @@ class Replay:
             if log.game is None:
                 raise ReplayError("cannot tell the game: no match header and no MatchStarted event")
             try:
-                game = get_game(log.game)
+                game = match_game(log.game)
             except Rejected as e:
                 raise ReplayError(e.reason) from e
         problem = sequence_problem(log.events)
         if problem is not None:
             raise ReplayError(f"version {problem[0]}: {problem[1]}")
         self.log = log
-        self.game = game
+        self.game = game = clocked(game)  # the match layer: a clocked match's log holds the clock's events
         self._checkpoints: dict[int, Any] = {0: game.initial()}
 
     @property

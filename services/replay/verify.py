@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schemas.envelopes import EventEnvelope
-from services.games import get_game
-from services.games.abandon import decide_any
 from services.games.base import Command, Event, Game
+from services.games.clock import clocked, decide_match, match_game
 from services.games.errors import Rejected
 from services.games.rng import derive_rng
 from services.pipeline.states import to_event
@@ -86,7 +85,7 @@ def verify(log: MatchLog, game: Game[Any] | None = None) -> VerifyReport:
         if log.game is None:
             raise ReplayError("cannot tell the game: no match header and no MatchStarted event")
         try:
-            game = get_game(log.game)
+            game = match_game(log.game)
         except Rejected as e:
             raise ReplayError(e.reason) from e
     report = VerifyReport(events=len(log.events))
@@ -98,7 +97,7 @@ def verify(log: MatchLog, game: Game[Any] | None = None) -> VerifyReport:
     if seed is None:
         report.notes.append("no match header, so no seed: set-up and commands were not decided again; "
                             "only the sequence and evolve were checked")
-    _Checker(game, log, seed, report).run()
+    _Checker(clocked(game), log, seed, report).run()
     return report
 
 
@@ -193,7 +192,9 @@ class _Checker:
             return False
         command = Command(envelope.seat, str(recorded.get("type", "")), dict(recorded.get("body") or {}))
         try:
-            fresh = decide_any(self.game, state, command, derive_rng(seed, version - 1))
+            at = recorded.get("at")  # a clocked match's command: the time it was decided at
+            fresh = decide_match(self.game, state, command, derive_rng(seed, version - 1),
+                                 at if isinstance(at, int) else None)
         except Rejected as e:
             self.fail(version, f"command '{command.describe()}' of seat {command.seat} is rejected when decided "
                                f"again: {e.reason}")

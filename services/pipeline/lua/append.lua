@@ -7,6 +7,8 @@
 -- log (entry id = version) and the partition feed, record its result (seen hash and results stream), announce
 -- it on the partition's live stream (for the gateways' readers), and mark the match finished when asked. A chain stops at its first command not appended: those after it were
 -- decided on a state that now is not the match's, so they are not tried; the other matches' chains go on.
+-- A command with a deadline (a clocked match, #29) sets the match's entry in the partition's clocks sorted set (named
+-- after the live key): its next deadline, or none (removed) once no seat is on the clock or the match finished.
 -- Returns one reply per match: 'unknown' (no such match: nothing done for it), or one reply per command
 -- tried: {'duplicate', version, earlier result} | {'conflict', version} | {'appended', version}.
 -- KEYS: per match, 9 keys: meta, log, seen, results, feed, running set, finished set, sent (the gateway's
@@ -14,8 +16,9 @@
 -- ARGV: feed maxlen, results maxlen, results ttl (s), live maxlen, rejections kept in seen beyond the version
 --       (AIRSHIP_REJECTED_KEPT), then per match: how many ARGV entries its chain takes,
 --       then per command: command id, expected version, packed result (without its id: the seen hash's field
---       and the results entry's `c` hold it), finished (1/0), strict (1/0), event count n, then per event: its
---       log entry and its packed envelope for the feed.
+--       and the results entry's `c` hold it), finished (1/0), strict (1/0), deadline (ms of the match's next
+--       deadline; 0: none, remove its entry; -1: no clock, leave it), event count n, then per event: its log
+--       entry and its packed envelope for the feed.
 local function chain(k, i, last)
   local meta = redis.call('HMGET', KEYS[k + 1], 'version', 'status', 'match_id')
   if not meta[1] then
@@ -38,8 +41,8 @@ local function chain(k, i, last)
   end
   while i <= last do
     local id, expected, result, finished = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3]
-    local strict, events = ARGV[i + 4], tonumber(ARGV[i + 5])
-    local first, final = i + 6, i + 5 + 2 * events
+    local strict, deadline, events = ARGV[i + 4], tonumber(ARGV[i + 5]), tonumber(ARGV[i + 6])
+    local first, final = i + 7, i + 6 + 2 * events
     i = final + 1
     local earlier = redis.call('HGET', KEYS[k + 3], id)
     if earlier then
@@ -67,6 +70,14 @@ local function chain(k, i, last)
     end
     redis.call('XADD', KEYS[k + 4], 'MAXLEN', '~', ARGV[2], '*', 'c', id, 'r', result)
     redis.call('XADD', KEYS[k + 9], 'MAXLEN', '~', ARGV[4], '*', 'm', meta[3], 'c', id, 'r', result)
+    if events > 0 and deadline >= 0 then
+      local clocks = string.sub(KEYS[k + 9], 1, -5) .. 'clocks'
+      if deadline > 0 and finished ~= '1' then
+        redis.call('ZADD', clocks, deadline, meta[3])
+      else
+        redis.call('ZREM', clocks, meta[3])
+      end
+    end
     if finished == '1' then
       redis.call('HSET', KEYS[k + 1], 'status', 'finished')
       over = true

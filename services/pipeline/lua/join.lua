@@ -10,9 +10,13 @@
 -- put_views.lua announces written views): no event is written, but what the gateways serve of those views changes
 -- (while a match is open its records say nobody acts), so whoever waits on them looks again. The streams and the
 -- gateway's hash (`gw`: arena_dissolved) are named after the meta key (same partition, same hash slot).
+-- A clocked match (#29) is started with its ClockStarted event: appended to the log and the feed at the version
+-- given (only if the log is still at the one before it), and its first deadline put in the partition's clocks set.
 -- KEYS: meta, open set, running set, finished set, the partition's seat-players hash
+--       [, log, feed, clocks: a clocked match]
 -- ARGV: seat, credential hash, updates maxlen, player ('' for none),
 --       deadline (ms since the epoch; 0 for none)
+--       [, ClockStarted's version, first deadline (ms), feed maxlen, log entry, feed entry: a clocked match]
 -- Returns {'joined', seat} | {'unknown'} | {'expired'} | {'started'} | {'lapsed'} | {'twice'} | {'no_seat', seat}
 --         | {'reserved', seat} | {'taken', seat}
 if string.sub(KEYS[1], -5) ~= ':meta' then
@@ -66,6 +70,14 @@ if redis.call('HINCRBY', meta, 'joined', 1) == seats then
   redis.call('ZREM', KEYS[2], id)
   redis.call('ZREM', KEYS[4], id)
   redis.call('ZADD', KEYS[3], f[5], id)
+  if KEYS[8] and tonumber(redis.call('HGET', meta, 'version') or '0') + 1 == tonumber(ARGV[6]) then
+    redis.call('XADD', KEYS[6], ARGV[6] .. '-0', 'e', ARGV[9])
+    redis.call('XADD', KEYS[7], 'MAXLEN', '~', ARGV[8], '*', 'e', ARGV[10])
+    redis.call('HSET', meta, 'version', ARGV[6])
+    if tonumber(ARGV[7]) > 0 then
+      redis.call('ZADD', KEYS[8], ARGV[7], id)
+    end
+  end
   local views = {'public'}
   for s = 0, seats - 1 do
     views[#views + 1] = tostring(s)
