@@ -37,17 +37,15 @@ def next_deadline(game: Game[Any], state: Any) -> int:
 
 def decide(game: Game[Any], state: Any, env: CommandEnvelope, seed: int, version: int,
            at_ms: int | None = None) -> Decided:
-    """Decide ``env`` at ``version`` (raises the game's ``Rejected``). A clocked match's command records the time
-    it was decided at (``command.at``; verify decides it again at that time)."""
+    """Decide ``env`` at ``version`` (raises the game's ``Rejected``). A clocked match's command is decided at
+    ``at_ms`` (default: now), which its clock event records (verify decides it again at that time)."""
     clock = clock_of(state)
     at = (at_ms or now_ms()) if clock is not None and clock.started else None
     events = decide_match(game, state, Command(env.seat, env.type, env.body), derive_rng(seed, version), at)
     after = state
     for event in events:
         after = game.evolve(after, event)
-    recorded: dict[str, Any] = {"type": env.type, "body": env.body}
-    if at is not None:
-        recorded["at"] = at
+    recorded = {"type": env.type, "body": env.body}  # (a clocked command's last event records ``at``)
     envelopes = [to_envelope(env.match_id, version + i + 1, e, env.command_id, env.seat,
                              recorded if i == 0 else None) for i, e in enumerate(events)]
     result = CommandResult.model_construct(command_id=env.command_id, match_id=env.match_id, seat=env.seat,

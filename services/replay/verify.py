@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from schemas.clock import CLOCK_EVENTS
 from schemas.envelopes import EventEnvelope
 from services.games.base import Command, Event, Game
 from services.games.clock import clocked, decide_match, match_game
@@ -185,6 +186,18 @@ class _Checker:
         self.report.unchecked += 1
         return True
 
+    def _decided_at(self, version: int) -> int | None:
+        """When the command whose first event is at ``version`` was decided: a clocked match's commands end in a
+        clock event that records it (``schemas.clock``); None for any other."""
+        events = self.log.events
+        command_id = events[version - 1].command_id
+        for envelope in events[version - 1:]:
+            if envelope.command_id != command_id:
+                break
+            if envelope.type in CLOCK_EVENTS and isinstance(envelope.body.get("at_ms"), int):
+                return int(envelope.body["at_ms"])
+        return None
+
     def _decide(self, state: Any, envelope: EventEnvelope, version: int, seed: int) -> bool:
         recorded = envelope.command or {}
         if envelope.seat is None:
@@ -192,9 +205,7 @@ class _Checker:
             return False
         command = Command(envelope.seat, str(recorded.get("type", "")), dict(recorded.get("body") or {}))
         try:
-            at = recorded.get("at")  # a clocked match's command: the time it was decided at
-            fresh = decide_match(self.game, state, command, derive_rng(seed, version - 1),
-                                 at if isinstance(at, int) else None)
+            fresh = decide_match(self.game, state, command, derive_rng(seed, version - 1), self._decided_at(version))
         except Rejected as e:
             self.fail(version, f"command '{command.describe()}' of seat {command.seat} is rejected when decided "
                                f"again: {e.reason}")

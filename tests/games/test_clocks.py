@@ -57,7 +57,7 @@ class Match:
 
     def apply(self, seat: int, kind: str, body: dict[str, Any], at: int, command_id: str) -> list[Event]:
         events = self.decide(seat, kind, body, at, command_id)
-        self._add(events, command_id, seat, {"type": kind, "body": body, "at": at})
+        self._add(events, command_id, seat, {"type": kind, "body": body})
         self.ids.append(command_id)
         return events
 
