@@ -115,10 +115,10 @@ class SeatClock(_Strict):
     """One seat's clock as a view record carries it."""
 
     seat: int
-    remaining_ms: int | None = Field(description="bank: what is left of the bank at ``at_ms`` (the seat's own "
+    remaining_ms: int | None = Field(default=None, description="bank: what is left of the bank at ``at_ms`` (the seat's own "
                                      "running time not yet taken off); move: the time per decision. None: no "
                                      "limit.")
-    deadline_ms: int | None = Field(description="When the seat's current decision times out (server time, ms "
+    deadline_ms: int | None = Field(default=None, description="When the seat's current decision times out (server time, ms "
                                     "since the epoch); None when it has no decision to make.")
     timeouts: int = Field(description="How many times the seat timed out in this match.")
     in_row: int = Field(description="Its timeouts in a row (the count that forfeits in a move clock).")
@@ -134,6 +134,12 @@ class ClockView(_Strict):
     started: bool = Field(description="Whether the clock runs (the match has begun).")
     at_ms: int = Field(description="The server time of the version this record reflects.")
     seats: list[SeatClock]
+
+
+def rated_clock(seconds: float = 30.0) -> TimeControl:
+    """The time control of every rated match: :data:`ARENA_CLOCK`, its time per decision from the gateway's
+    settings (``AIRSHIP_RATED_CLOCK_S``)."""
+    return TimeControl.model_validate({**ARENA_CLOCK, "seconds": float(seconds)})
 
 
 def timeout_id(version: int, seat: int) -> str:

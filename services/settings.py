@@ -44,6 +44,8 @@
                                20 s worth)
 ``AIRSHIP_GATEWAY_REGISTER_PER_HOUR`` gateway: player registrations per client address (an IPv6 address: per /64)
                                and hour, all at once at most (429 ``registration_quota``)
+``AIRSHIP_RATED_CLOCK_S``     gateway: every rated (arena, ladder) match's time per decision; the third timeout in a
+                               row forfeits (#29)
 ``AIRSHIP_ARENA_CLAIM_S``      gateway: a match the arena pairs begins only if each player collects its seat within
                                this long; else it is dissolved, the collected tickets queued again at the front
 ``AIRSHIP_ARENA_NO_SHOW_S``    gateway: a player who did not collect its arena seat in time may not queue for this
@@ -140,6 +142,7 @@ _ENV = {
     "gateway_bot_flag_rps": "AIRSHIP_GATEWAY_BOT_FLAG_RPS",
     "gateway_register_per_hour": "AIRSHIP_GATEWAY_REGISTER_PER_HOUR",
     "arena_claim_s": "AIRSHIP_ARENA_CLAIM_S",
+    "rated_clock_s": "AIRSHIP_RATED_CLOCK_S",
     "arena_no_show_s": "AIRSHIP_ARENA_NO_SHOW_S",
     "arena_tickets_per_player": "AIRSHIP_ARENA_TICKETS_PER_PLAYER",
     "gateway_max_connections": "AIRSHIP_GATEWAY_MAX_CONNECTIONS",
@@ -223,6 +226,7 @@ class Settings:
     gateway_register_per_hour: int = 20
     arena_claim_s: float = 60.0
     arena_no_show_s: float = 600.0
+    rated_clock_s: float = 30.0  # every rated match's time per decision (schemas.clock.ARENA_CLOCK; tests shorten it)
     arena_tickets_per_player: int = 2
     gateway_max_connections: int = 0  # 0: from RLIMIT_NOFILE (services.gateway.conns.connection_limits)
     gateway_addr_connections: int = 0  # 0: from RLIMIT_NOFILE

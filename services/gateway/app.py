@@ -23,7 +23,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from schemas.clock import TimeControl
+from schemas.clock import TimeControl, rated_clock
 from schemas.envelopes import CommandResult
 from schemas.game_schemas import MatchCreateBody
 from schemas.gateway import (
@@ -211,7 +211,7 @@ def _routes(app: FastAPI) -> None:
             infos.append(GameInfo(name=name, title=game.title, board=registered.web_board_url,
                                   min_seats=game.min_seats, max_seats=game.max_seats,
                                   commands=sorted(schemas.commands) if schemas else [], options=options,
-                                  clock=clock_fields))
+                                  clock=clock_fields, rated_clock=rated_clock(st.settings.rated_clock_s)))
         return encode(request, GameList(games=infos))
 
     @app.get("/matches", response_model=MatchList, tags=["lobby"], responses=problems())

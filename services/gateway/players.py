@@ -16,7 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi import Path as PathParam
 from fastapi.responses import Response
 
-from schemas.clock import ARENA_CLOCK, TimeControl
+from schemas.clock import rated_clock
 from schemas.codec import pack_obj, unpack_obj
 from schemas.envelopes import MatchMeta
 from schemas.game_schemas import MatchCreateBody
@@ -199,5 +199,5 @@ async def _create_reserved(st: State, game_name: str, players: dict[int, str], o
     Every rated match is clocked (``schemas.clock.ARENA_CLOCK``), so no silent seat holds it forever."""
     body = MatchCreateBody(game=game_name, seats=len(players), options=options, reveal_log=reveal_log,
                            reserved=players, claim_by_ms=claim_by_ms,
-                           clock=TimeControl.model_validate(ARENA_CLOCK))  # rated: always clocked (#29)
+                           clock=rated_clock(st.settings.rated_clock_s))  # rated: always clocked (#29)
     return await st.gateway.create(body, match_id)
