@@ -1,4 +1,4 @@
-"""``airship bench pipeline|reducers|replay|gateway|fanout|memory``: the benchmarks of :mod:`services.bench`."""
+"""``airship bench pipeline|reducers|replay|gateway|fanout|memory|clocks``: the benchmarks of :mod:`services.bench`."""
 
 from __future__ import annotations
 
@@ -62,6 +62,15 @@ def add_bench(sub: SubParsers) -> None:
     fanout.add_argument("--duration", type=float, default=20.0, help="seconds of moves")
     fanout.add_argument("--processes", type=int, default=4, help="watcher processes the sockets share")
     fanout.add_argument("--json", action="store_true", help="one JSON object")
+    clocks = bench.add_parser("clocks", help="what watching the deadlines of many running clocked matches costs: "
+                              "worker and Redis CPU per second, how late timeouts fire (#29)")
+    redis_flags(clocks)
+    clocks.add_argument("--matches", type=int, default=10_000, help="running matches in each window")
+    clocks.add_argument("--workers", type=int, default=2, help="worker processes")
+    clocks.add_argument("--seconds", type=float, default=10.0, help="seconds measured per window")
+    clocks.add_argument("--clock-s", type=float, default=20.0,
+                        help="the firing window's time per decision (about matches / clock-s timeouts per second)")
+    clocks.add_argument("--json", action="store_true", help="one JSON object")
     memory = bench.add_parser("memory", help="Redis bytes per event and per finished match")
     redis_flags(memory)
     memory.add_argument("--game", action="append", default=None, help="a game (repeatable); all if absent")
@@ -95,6 +104,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from services.bench import memory
 
         return memory.run(settings_from(args), args.game, args.matches, args.json)
+    if args.target == "clocks":
+        from services.bench import clocks
+
+        return clocks.run(_reachable(settings_from(args)), args.matches, args.workers, args.seconds, args.clock_s,
+                          args.json)
     if args.target == "fanout":
         import json
 

@@ -5,7 +5,8 @@ The append script keeps, per partition, a sorted set of the clocked matches by t
 so it always agrees with the log and survives any process (and, with the shipped AOF config, Redis) restarting.
 A worker looks at it every ``sweep_s`` for the partitions it leases (all of them when it is not serving), and for
 each match whose deadline passed it decides the system command ``match.timeout`` itself, at the match's version,
-with the command id ``timeout-v<version>-s<seat>``: the append refuses it if the match moved on (the seat acted
+with the command id ``timeout-v<version>-s<seat>``, all of a sweep's timeouts appended in one round trip (as a
+batch of commands is): the append refuses it if the match moved on (the seat acted
 first: exactly one of them wins) and answers a second try with the first's result, so a deadline is applied at most
 once whatever the number of workers. Nothing is removed by the sweep: the timeout's own append writes the match's
 next deadline (or removes it), so a worker killed mid-sweep leaves the deadline due for the next one.
@@ -17,6 +18,7 @@ the seat's view here and carried in the command's body, so replay and verify nee
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from schemas.clock import FORFEITED, TIMEOUT_COMMAND, timeout_id
@@ -26,9 +28,9 @@ from services.games.clock import ClockedGame
 from services.games.errors import Rejected
 from services.games.registry import registration_of
 from services.logs import error_text, get_logger
-from services.pipeline.decision import decide, now_ms
-from services.pipeline.ports import AppendStatus, EventStore
-from services.pipeline.states import StateCache
+from services.pipeline.decision import Decided, decide, now_ms
+from services.pipeline.ports import AppendItem, AppendStatus, EventStore
+from services.pipeline.states import Loaded, StateCache
 
 log = get_logger("clocks")
 SWEEP_S = 0.2
@@ -55,34 +57,51 @@ class ClockSweep:
         self.sweep_s = sweep_s
         self._last = 0.0
 
-    def due(self, partitions: list[int] | None, meta_of: Any) -> int:
-        """Decide the timeouts due in ``partitions`` (None: all), at most every ``sweep_s``; returns how many were
-        applied. ``meta_of(match_id)``: the match's metadata with its seed (the worker's cached look-up)."""
+    def due(self, partitions: list[int] | None, meta_of: Callable[[str], MatchMeta | None]) -> int:
+        """Decide the timeouts due in ``partitions`` (None: all), at most every ``sweep_s``, and append them in one
+        round trip; returns how many deadlines were due (the caller reads again at once when there were).
+        ``meta_of(match_id)``: the match's metadata with its seed (the worker's cached look-up)."""
         now = time.monotonic()
         if now - self._last < self.sweep_s or partitions == []:
             return 0
         self._last = now
-        applied = 0
-        for match_id, _ in self.store.due_clocks(partitions, now_ms(), DUE_LIMIT):
+        due = self.store.due_clocks(partitions, now_ms(), DUE_LIMIT)
+        chains: dict[str, list[AppendItem]] = {}
+        decided: dict[str, tuple[Loaded, Decided, str]] = {}
+        for match_id, _ in due:
             try:
-                applied += self.fire(meta_of(match_id))
+                found = self._decide(meta_of(match_id))
             except Exception as e:  # one match's failure never stops the sweep (nor the worker)
                 metrics.WORKER_ERRORS.inc()
                 log.warning("timeout failed", match_id=match_id, error=error_text(e))
-        return applied
+                continue
+            if found is not None:
+                chains[match_id] = [found[1].item]
+                decided[match_id] = found
+        if chains:
+            outcomes = self.store.append_chains(chains)
+            for match_id, (loaded, made, game) in decided.items():
+                got = outcomes.get(match_id) or []
+                if got and got[0].status is AppendStatus.APPENDED:
+                    loaded.state, loaded.version, loaded.top = made.state, got[0].version, None
+                    self._count(game, made)
+                else:  # the seat acted first, or another worker applied it: the next sweep sees the new state
+                    self.cache.forget(match_id)
+        return len(due)
 
-    def fire(self, meta: MatchMeta | None) -> int:
-        """Decide the timeout of the match's passed deadline, if one passed; 1 when it was appended."""
+    def _decide(self, meta: MatchMeta | None) -> tuple[Loaded, Decided, str] | None:
+        """The timeout of the match's passed deadline, decided on the worker's state of it (the append refuses it
+        if that state is behind: the match is then loaded afresh for the next sweep); None when none passed."""
         if meta is None or meta.status != "running":
-            return 0
-        loaded = self.cache.load(meta)
+            return None
+        loaded = self.cache.get(meta.match_id) or self.cache.load(meta)
         game, state, version = loaded.game, loaded.state, loaded.version
         if not isinstance(game, ClockedGame):
-            return 0
+            return None
         due = game.deadline(state)
         at = now_ms()
         if due is None or due[0] > at:
-            return 0
+            return None
         deadline, seat = due
         legal = [{"type": c.type, "body": c.body} for c in game.legal_commands(state, seat)]
         move = stand_in_move(meta.game, game.view(state, seat), legal, (meta.seed or 0) ^ version)
@@ -90,19 +109,18 @@ class ClockSweep:
                               type=TIMEOUT_COMMAND, body={"deadline_ms": deadline, "move": move},
                               expected_version=version)
         try:
-            decided = decide(game, state, env, meta.seed or 0, version, at)
+            return loaded, decide(game, state, env, meta.seed or 0, version, at), meta.game
         except Rejected as e:
             log.info("timeout not applied", match_id=meta.match_id, seat=seat, version=version, reason=e.reason)
-            return 0
-        item = decided.item
-        outcome = self.store.append(meta.match_id, version, item.events, item.result, item.finished, item.deadline)
-        if outcome.status is not AppendStatus.APPENDED:  # the seat acted first, or another worker applied it
-            self.cache.forget(meta.match_id)
-            return 0
-        loaded.state, loaded.version, loaded.top = decided.state, outcome.version, None
-        forfeit = any(e.type == FORFEITED for e in item.events)
-        metrics.CLOCK_TIMEOUTS.labels(meta.game, "forfeit" if forfeit else "stand_in").inc()
-        metrics.CLOCK_LATE_SECONDS.observe(max(0, at - deadline) / 1000)
-        log.info("timeout", match_id=meta.match_id, seat=seat, version=version, forfeit=forfeit,
-                 late_ms=at - deadline)
-        return 1
+            return None
+
+    @staticmethod
+    def _count(game: str, made: Decided) -> None:
+        events = made.item.events
+        forfeit = any(e.type == FORFEITED for e in events)
+        metrics.CLOCK_TIMEOUTS.labels(game, "forfeit" if forfeit else "stand_in").inc()
+        first = events[0].body if events else {}
+        late = int(first.get("at_ms", 0)) - int(first.get("deadline_ms", 0))
+        metrics.CLOCK_LATE_SECONDS.observe(max(0, late) / 1000)
+        log.debug("timeout", match_id=made.item.result.match_id, seat=made.item.result.seat, forfeit=forfeit,
+                  late_ms=late)

@@ -197,8 +197,8 @@ class Worker:
         share = self._share()
         if self.shared:  # a blocking read ends in time to renew the leases
             block = min(block, int(self.settings.lease_ttl_ms / 6))
-        if not self.shared or time.monotonic() < self._valid_until:  # deadlines passed in its partitions (#29)
-            self.clocks.due(share, self._meta)
+        if (not self.shared or time.monotonic() < self._valid_until) and self.clocks.due(share, self._meta):
+            block = 0  # deadlines passed in its partitions (#29): decided; more may be due at once
         block = min(block, int(self.clocks.sweep_s * 1000) + 50)  # ... looked at again soon, even when idle
         if self._ahead:  # what is left of a backlog is taken as a sweep would, up to a whole batch
             deliveries, self._ahead = self._ahead, []
