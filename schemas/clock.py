@@ -115,11 +115,12 @@ class SeatClock(_Strict):
     """One seat's clock as a view record carries it."""
 
     seat: int
-    remaining_ms: int | None = Field(default=None, description="bank: what is left of the bank at ``at_ms`` (the seat's own "
-                                     "running time not yet taken off); move: the time per decision. None: no "
-                                     "limit.")
-    deadline_ms: int | None = Field(default=None, description="When the seat's current decision times out (server time, ms "
-                                    "since the epoch); None when it has no decision to make.")
+    remaining_ms: int | None = Field(
+        default=None, description="bank: what is left of the bank at ``at_ms`` (the seat's own running time not yet "
+        "taken off); move: the time per decision. None: no limit.")
+    deadline_ms: int | None = Field(
+        default=None, description="When the seat's current decision times out (server time, ms since the epoch); "
+        "None when it has no decision to make.")
     timeouts: int = Field(description="How many times the seat timed out in this match.")
     in_row: int = Field(description="Its timeouts in a row (the count that forfeits in a move clock).")
     forfeited: bool = False

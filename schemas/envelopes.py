@@ -138,6 +138,20 @@ class ViewContract(Envelope):
         default=None, description="The gateway's time (ms since the epoch) when it sent this record: count a "
         "deadline down from `clock.seats[i].deadline_ms - server_ms`, not from your own clock. Null in the store.")
 
+    def time_left_ms(self, seat: int, now_ms: int | None = None) -> int | None:
+        """How long ``seat`` has left for its decision when this record was sent (``server_ms``; for a record read
+        in process, ``now_ms`` or this machine's clock); None when it has no deadline. Subtract the time since the
+        record arrived to count down."""
+        clock = self.clock
+        if clock is None or not 0 <= seat < len(clock.seats) or clock.seats[seat].deadline_ms is None:
+            return None
+        sent = self.server_ms if self.server_ms is not None else now_ms
+        if sent is None:
+            import time
+
+            sent = int(time.time() * 1000)
+        return max(0, int(clock.seats[seat].deadline_ms or 0) - sent)
+
 
 class ViewRecord(ViewContract):
     """A read model as the projector stores it: one view, the version it reflects, and what every

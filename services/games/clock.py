@@ -166,7 +166,8 @@ class ClockedGame:
             seats = tuple(replace(sc, in_row=int(body["in_row"]), timeouts=sc.timeouts + 1) if s == seat else sc
                           for s, sc in enumerate(clock.seats))
             return replace(state, clock=replace(clock, seats=seats, at_ms=at))
-        seats = tuple(replace(sc, timeouts=sc.timeouts + 1) if s == seat else sc for s, sc in enumerate(clock.seats))
+        seats = tuple(replace(sc, timeouts=sc.timeouts + 1, in_row=sc.in_row + 1, since_ms=None) if s == seat else sc
+                      for s, sc in enumerate(clock.seats))
         return replace(state, clock=replace(clock, seats=seats, at_ms=at, forfeited=seat, reason=str(body["reason"])))
 
     def decide(self, state: MatchState, command: Command, rng: random.Random) -> list[Event]:

@@ -7,8 +7,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+from schemas.clock import FORFEITED, TIMED_OUT
 from schemas.envelopes import EventEnvelope
 from services.archive.archiver import Archiver
 from services.bots.base import RandomBot
@@ -22,6 +24,8 @@ from services.games.registry import builtin_games
 from services.gateway.launch import wait_ready
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_conn import ADDRESSES_ENV, connect, is_cluster
+from services.replay.files import MatchLog
+from services.replay.verify import verify
 from services.settings import Settings
 from tests.gateway.stack import free_port, spawn_gateway
 from tests.pipeline.redis_fixtures import spawn, stop
@@ -46,6 +50,26 @@ def archive_and_rate(cluster: OwnCluster, env: dict[str, str], match_id: str, di
                               cluster.url("ratings"), "--prefix", PREFIX, "--partitions", "4", "--archive-dir",
                               str(directory)], env={**os.environ, **env}, capture_output=True, text=True, timeout=120)
     assert rebuild.returncode == 0, rebuild.stderr[-2000:]
+
+
+def clocked_match_forfeits(url: str, admin: RedisBackend) -> None:
+    """A clocked match whose seats never move (#29): the workers' sweep of the partitions' clocks sets (each on its
+    own master) decides every timeout once, the third in a row forfeits, and the log verifies."""
+    with GatewayClient(url) as client:
+        summary = client.create_match("mad-zeppelin", 2, clock={"kind": "move", "seconds": 0.3, "timeouts": 3})
+        for seat in range(2):
+            client.join(summary.match_id, seat)
+    deadline = time.monotonic() + 30
+    while (meta := admin.store.meta(summary.match_id)) is None or meta.status != "finished":
+        assert time.monotonic() < deadline, "the clocked match did not end"
+        time.sleep(0.2)
+    log = admin.store.read_log(summary.match_id)
+    timeouts = sum(e.type == TIMED_OUT for e in log)
+    assert log[-1].type == FORFEITED and timeouts >= 2
+    ids = [e.command_id for e in log if e.command is not None]
+    assert len(ids) == len(set(ids)) == timeouts + 1
+    report = verify(MatchLog(meta.model_copy(update={"seed": admin.store.seed(summary.match_id)}), log))
+    assert report.ok, report.summary()
 
 
 def test_every_game_through_the_gateway_with_each_process_as_its_own_user(redis_cluster: OwnCluster,
@@ -76,6 +100,7 @@ def test_every_game_through_the_gateway_with_each_process_as_its_own_user(redis_
             assert [e.version for e in log] == list(range(1, report.version + 1))
             assert admin.store.meta(match_id).status == "finished"  # type: ignore[union-attr]
             assert _views_differing(admin, match_id, log) == 0
+        clocked_match_forfeits(url, admin)
         archive_and_rate(redis_cluster, env, reports[0].meta.match_id, tmp_path)
         slots = {redis_cluster.owner_of(redis_cluster.slot_of(f"{{{p}}}")).port for p in range(4)}
         assert len(slots) >= 2, "the four partitions live on one master: the test would not span the cluster"
