@@ -15,7 +15,8 @@ from schemas.clock import ClockView, SeatClock, TimeControl
 from schemas.envelopes import ViewRecord
 from services.chat import clocks
 from services.chat.irc.outbox import Line, Outbox
-from services.chat.irc.tables import Table, Tables
+from services.chat.irc.store import SeatRecord
+from services.chat.irc.tables import Player, Table, Tables
 from services.chat.session import ChatSession
 from services.pipeline.inprocess import InProcess
 from tests.chat.test_irc_tables import ANN, BOB, Clock, PumpedClient, texts
@@ -128,6 +129,21 @@ def test_the_turn_line_says_each_seat_s_time_when_they_differ() -> None:
         "seat 0, seat 1: your move — 20 s left."
 
 
+def test_a_reminder_counts_from_the_gateway_s_time_not_this_machine_s() -> None:
+    far_off = Wall()
+    far_off.now = T0 + 3_600_000  # an hour ahead: were it used, every decision would look long over
+    t = clocked_tables(far_off)
+    table = Table("#t", "m", "nim", 2, adapter=None)  # type: ignore[arg-type]
+    table.players[1] = Player(SeatRecord(1, "token", "bob", "bob@h", None, ""), session=None)  # type: ignore[arg-type]
+    move = TimeControl(kind="move", seconds=30)  # reminded at 10 s left
+    seen = record(move, [(30_000, None), (30_000, T0 + 25_000)], server_ms=T0)
+    assert t._reminders(table, seen) == []
+    late = record(move, [(30_000, None), (30_000, T0 + 25_000)], server_ms=T0 + 20_000)
+    assert texts(t._reminders(table, late)) == [
+        "Hurry: 5 s left for your move at #t; then the service's bot plays for you (1st timeout in a row; a 3rd "
+        "forfeits)."]
+
+
 # -- a table -------------------------------------------------------------------------------------
 def test_new_takes_a_clock_and_refuses_a_bad_one_in_one_line() -> None:
     t = clocked_tables()
@@ -196,7 +212,10 @@ def test_the_seat_to_act_is_reminded_once_a_decision_privately_and_the_reminder_
     # bob's decision starts with little time already (as seen): its turn line says so, no reminder follows
     t.on_channel("#t", ANN, "take 1")
     wall.now = deadline(t, table, 1) - 9_000
-    assert texts(t.poll(), "#t")[-1] == "bob: your move — 9 s left."
+    started = t.poll()
+    assert texts(started, "#t")[-1] == "bob: your move — 9 s left."
+    assert texts(started, "bob")[-1].startswith("Your move (9 s left).")
+    assert not any(x.startswith("Hurry") for x in texts(started)), "the prompt says the time: no reminder with it"
     wall.now += 3_000
     assert t.poll() == []
     # a reminder held up in the outbox past the deadline is never sent; one in time is
