@@ -11,6 +11,11 @@ A session's ``feed`` says which events ``news`` tells: ``"all"`` (a terminal: ev
 (a chat network where the public events go to a shared channel: only the events with secrets for this seat).
 ``names`` turns a seat number into how players know it (their nick on IRC); every line the session makes
 says ``seat N`` through it.
+
+A clocked match (#29): the prompt says the time left (``Your move (20 s left)``), ``board`` ends with every seat's
+clock, the service's clock events are told in words (:mod:`services.chat.clocks`: a timeout, never the bookkeeping),
+and the end of a forfeited match says who forfeited and why. ``now_ms``: this machine's time in ms since the epoch,
+used only where a view record carries no ``server_ms`` (the embedded service).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from schemas.envelopes import ViewRecord
+from services.chat import clocks
 from services.chat.adapter import ChatAdapter, ChatError, get_adapter
 from services.client.errors import GatewayError, NotFound
 from services.client.protocol import GameClient
@@ -74,7 +80,8 @@ class ChatSession:
     def __init__(self, client: GameClient, match_id: str, seat: int, credential: str | None,
                  adapter: ChatAdapter | None = None, timeout_s: float = 30.0, feed: str = "all",
                  names: Callable[[int], str] | None = None, greeting: bool = True,
-                 game: str | None = None, seats: int | None = None) -> None:
+                 game: str | None = None, seats: int | None = None,
+                 now_ms: Callable[[], int] = clocks.wall_ms) -> None:
         """``credential``: the seat's token on a gateway client. ``game`` and ``seats``, when the caller
         knows them, save asking the service. Raises ``BadOptions`` for an unknown match or seat."""
         if feed not in FEEDS:
@@ -97,6 +104,7 @@ class ChatSession:
         self.feed = feed
         self.names = names or seat_words
         self.greeting = greeting
+        self.now_ms = now_ms
         self.shown_version: int | None = None  # None: nothing shown yet
         self.record: ViewRecord | None = None
         self._private_shown: list[str] = []
@@ -173,7 +181,14 @@ class ChatSession:
         assert self.shown_version is not None
         events = self.client.log(self.match_id, self.credential, after_version=self.shown_version).events
         lines = []
+        control = record.clock.control if record.clock is not None else None
         for envelope in events[: record.version - self.shown_version]:
+            if clocks.is_clock_event(envelope):  # the service's: told the same in every game, the bookkeeping not
+                mine = envelope.body.get("seat") == self.seat
+                text = clocks.event_text(envelope, seat_words, control, me=self.seat)
+                if text and (self.feed == "all" or mine):
+                    lines.append(text)
+                continue
             if self.feed == "private" and not (envelope.visible_to and self.seat in envelope.visible_to):
                 continue
             line = self.adapter.render_event(envelope.for_seat(self.seat))
@@ -207,8 +222,14 @@ class ChatSession:
             outcome = self.record.outcome if self.record else None
             return [f"The match is over. {self._outcome_text(outcome)}".strip()]
         if self.legal:
-            return [f"Your move. {self.adapter.describe_legal(self.legal)}"]
+            left = clocks.times_left(self.record, [self.seat], self.now_ms).get(self.seat)
+            return [f"Your move{f' ({left} left)' if left else ''}. {self.adapter.describe_legal(self.legal)}"]
         return []
+
+    def clock_lines(self) -> list[str]:
+        """Every seat's clock (none for a match without a clock)."""
+        line = clocks.clocks_line(self.record, seat_words, self.now_ms)
+        return [line] if line else []
 
     # -- text in ---------------------------------------------------------------------------------
     def handle(self, text: str) -> list[str]:
@@ -228,8 +249,10 @@ class ChatSession:
             if word not in types and not (word in game_words and len(text.split()) > 1):  # "look seat 1" is a move
                 if word in HELP_WORDS:
                     return Answer(self.help_lines())
-                if word in BOARD_WORDS and self.record is not None:
-                    return Answer([self.named(x) for x in self.adapter.render_view(self.record.view) + self._prompt()])
+                if word in BOARD_WORDS and self.record is not None:  # fresh: the clocks count from its time
+                    self.record = self.client.view(self.match_id, self.seat, token=self.credential) or self.record
+                    return Answer([self.named(x) for x in self.adapter.render_view(self.record.view)
+                                   + self.clock_lines() + self._prompt()])
                 if word in MOVES_WORDS:
                     return Answer([self.named(self.adapter.describe_legal(self.legal) if self.legal
                                               else self._waiting())])
@@ -247,6 +270,11 @@ class ChatSession:
         a whole line, so no sentence is cut."""
         game_help: str | None = getattr(self.adapter, "help_text", None)
         lines = [game_help or GENERIC_HELP, SESSION_HELP]
+        clock = clocks.clock_of(self.record)
+        if clock is not None:
+            lines.append(f"This match has a clock: {clocks.control_text(clock.control)}. When your time runs out "
+                         f"{'the service moves for you' if clock.control.kind == 'move' else 'you forfeit'}; "
+                         f"'board' shows every clock.")
         if self.legal:
             lines.append(self.named(self.adapter.describe_legal(self.legal)))
         elif not self.finished:
@@ -303,6 +331,9 @@ class ChatSession:
             return ""
         if is_abandoned(outcome):
             return ended_text(outcome)
+        if clocks.is_forfeit(outcome):
+            control = self.record.clock.control if self.record and self.record.clock else None
+            return clocks.forfeit_text(outcome, self.names, control, me=self.seat)
         winners = outcome.get("winners") or []
         scores = outcome.get("scores") or []
         verdict = "You won!" if self.seat in winners else ("Nobody won." if not winners else

@@ -69,7 +69,7 @@ def claim_code(replies: list[Line], nick: str) -> str:
 def test_table_commands_answer_in_the_channel() -> None:
     t = tables()
     assert "!new <game> <players>" in texts(t.on_channel("#t", "ann", "!help"))[0]
-    assert len(t.on_channel("#t", "ann", "!help")) == 3 and all(x.endswith(".") for x in texts(t.on_channel(
+    assert len(t.on_channel("#t", "ann", "!help")) == 4 and all(x.endswith(".") for x in texts(t.on_channel(
         "#t", "ann", "!help")))  # whole sentences, never cut
     assert "nim (2-4 players)" in texts(t.on_channel("#t", "ann", "!games"))[0]
     assert "I do not know '!dance'" in texts(t.on_channel("#t", "ann", "!dance"))[0]

@@ -6,7 +6,9 @@ send, and from that table its urgent lines (the prompt of the player to act, the
 before the rest. A table with a long backlog (a flood of ``!board``) so delays another table by at most one
 line per turn, whatever its own backlog. The pace is a token bucket: ``burst`` lines at once, then one
 every ``line_interval_s`` (0: no limit, for a server of one's own). Urgent lines overtake the table's other
-lines at most ``URGENT_RUN`` at a time, so the channel's lines are never held back for good.
+lines at most ``URGENT_RUN`` at a time, so the channel's lines are never held back for good. A line may expire
+(``expires``, on the outbox's clock): one still queued then is dropped, never sent late (a reminder that 10 s are
+left, held up behind a backlog past the deadline).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class Line:
     table: str = NO_TABLE  # the queue: the table's channel in lower case
     urgent: bool = False  # before the table's other lines: a prompt, or the answer to who just wrote
     whole: bool = False  # a line of its own (a row of the board), never joined with the next
+    expires: float | None = None  # when it is no longer worth sending (the outbox's clock); None: never
 
 
 @dataclass(slots=True)
@@ -62,6 +65,7 @@ class Outbox:
         self.max_queued = max_queued
         self.clock = clock
         self.dropped = 0
+        self.expired = 0
         self._queues: OrderedDict[str, _Queue] = OrderedDict()  # in turn: the first is served next
         self._allowance = float(self.burst)
         self._stamp = clock()
@@ -79,7 +83,7 @@ class Outbox:
                 pieces = [p for p in split_text(line.text) if p]
                 for piece in pieces:
                     (queue.urgent if line.urgent else queue.normal).append(
-                        Line(line.target, piece, line.table, line.urgent))
+                        Line(line.target, piece, line.table, line.urgent, expires=line.expires))
                 while len(queue) > self.max_queued and queue.normal:
                     queue.normal.popleft()
                     self.dropped += 1
@@ -148,13 +152,23 @@ class Outbox:
             self._allowance -= 1
 
     def _next(self) -> Line | None:
-        """The first table in turn with a line; that table goes to the back of the turn."""
-        for table, queue in self._queues.items():
-            if queue:
+        """The first table in turn with a line; that table goes to the back of the turn. Expired lines are
+        dropped on the way."""
+        now: float | None = None
+        for table, queue in list(self._queues.items()):
+            line: Line | None = None
+            while queue and line is None:
                 line = queue.pop()
+                if line.expires is not None:
+                    now = self.clock() if now is None else now
+                    if line.expires <= now:
+                        self.expired += 1
+                        line = None
+            if not queue:
+                del self._queues[table]
+            elif line is not None:
                 self._queues.move_to_end(table)
-                if not queue:
-                    del self._queues[table]
+            if line is not None:
                 return line
         return None
 
@@ -164,11 +178,13 @@ def joined(lines: Iterable[Line], limit: int = TEXT_BYTES) -> list[Line]:
     out: list[Line] = []
     for line in lines:
         last = out[-1] if out else None
-        if (last is not None and not last.whole and not line.whole and (last.target, last.table, last.urgent) ==
-                (line.target, line.table, line.urgent)
+        if (last is not None and not last.whole and not line.whole
+                and (last.target, last.table, last.urgent, last.expires) ==
+                (line.target, line.table, line.urgent, line.expires)
                 and len(last.text.encode()) + 2 + len(line.text.encode()) <= limit):
             stop = "" if last.text.endswith((".", "!", "?", ":", ")")) else "."  # sentences stay sentences
-            out[-1] = Line(last.target, f"{last.text}{stop} {line.text}", last.table, last.urgent)
+            out[-1] = Line(last.target, f"{last.text}{stop} {line.text}", last.table, last.urgent,
+                           expires=last.expires)
         else:
             out.append(line)
     return out

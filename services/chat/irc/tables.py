@@ -15,6 +15,12 @@ the channel from a seated player that is nearly a command (``pas``, ``bdi 5``) g
 closest legal forms; anything else there is talk. Players leaving and coming back are announced; a player
 coming back is prompted again when it is his move.
 
+A match may have a clock (#29): ``!new <game> <players> 30s`` (30 s a move) or ``5m+5s`` (a bank plus an increment
+a move). The turn line then says the time left (``ann: your move — 20 s left.``), ``!board`` and ``!seats`` every
+seat's clock, the seat to act is reminded privately once a decision when little time is left (a line that expires
+with the deadline, so a slow outbox never delivers it late), the channel hears in plain words when the service's
+bot played for someone whose time ran out, and a forfeit ends the match in words (``bob forfeited: out of time...``).
+
 With a :class:`~services.chat.irc.store.TableStore` the tables (match, seats, tokens, identities, how far the
 channel was told) survive a restart of the bridge. Every method returns :class:`~.outbox.Line` objects for
 the bridge's send queue; one lock keeps the tables consistent between its reader and poster threads.
@@ -29,8 +35,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from schemas.clock import TimeControl
 from schemas.envelopes import ViewRecord
 from schemas.gateway import ABANDON_IDLE_S, abandon_agreed, abandon_waiting_for
+from services.chat import clocks
 from services.chat.adapter import ChatAdapter, get_adapter
 from services.chat.chatform import ChatFormError, Shape, read_plain
 from services.chat.irc.outbox import Cooldowns, Line
@@ -63,8 +71,10 @@ REVOTE_EVERY_S = 15.0  # a pending abandon vote is put again this often (the tim
 MAX_TALK_WORDS = 5  # a near-miss of a command is a short line
 
 TABLE_HELP = [
-    "Tables: '!new <game> <players> [option=value ...]' sets up a match here, '!join [seat]' takes a seat, "
-    "'!seats' shows who sits where, '!board' the board, '!games' the games.",
+    "Tables: '!new <game> <players> [clock] [option=value ...]' sets up a match here, '!join [seat]' takes a seat, "
+    "'!seats' shows who sits where (and the clocks), '!board' the board, '!games' the games.",
+    f"A clock is optional: {clocks.CLOCK_EXAMPLES}; '30s/2' makes 2 timeouts in a row forfeit (3 if not said). "
+    "When a player's time runs out, the service's bot plays for him; too many timeouts, or an empty bank, forfeit.",
     "'!abandon' votes to end the match early: it ends when the other players agree (or, if the players to move "
     "stay silent for a while, when everybody else agrees).",
     "Seated players play by writing commands here or to me privately, e.g. 'bid 5' or 'take 2'. 'help' (to me "
@@ -105,6 +115,8 @@ class Table:
     finished: bool = False
     abandon_votes: set[int] = field(default_factory=set)
     last_vote_s: float = 0.0
+    clock_seen: dict[int, int] = field(default_factory=dict)  # seat -> the deadline of its decision seen last
+    reminded: dict[int, int] = field(default_factory=dict)  # seat -> the deadline it was reminded of (or needs not)
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)  # the poster's news vs votes
 
     @property
@@ -149,12 +161,15 @@ class Table:
 class Tables:
     def __init__(self, client: GameClient, timeout_s: float = 30.0, store: TableStore | None = None,
                  board_every_s: float = BOARD_EVERY_S, clock: Callable[[], float] = time.monotonic,
-                 abandon_idle_s: float = ABANDON_IDLE_S) -> None:
+                 abandon_idle_s: float = ABANDON_IDLE_S, now_ms: Callable[[], int] = clocks.wall_ms) -> None:
+        """``clock``: monotonic seconds (cooldowns, votes, when a reminder expires); ``now_ms``: this machine's
+        time in ms since the epoch, used for the match clocks only where a view record has no ``server_ms``."""
         self.client = client
         self.timeout_s = timeout_s
         self.store = store
         self.clock = clock
         self.abandon_idle_s = abandon_idle_s
+        self.now_ms = now_ms
         self.tables: dict[str, Table] = {}  # by channel, lower case
         self._boards = Cooldowns(board_every_s, clock)
         self._notices = Cooldowns(board_every_s, clock)  # one "not so often" notice per nick per period
@@ -196,7 +211,8 @@ class Tables:
 
     def _session(self, table: Table, record: SeatRecord) -> ChatSession:
         return ChatSession(self.client, table.match_id, record.seat, record.token, table.adapter, self.timeout_s,
-                           feed="private", names=table.nick_of, greeting=False, game=table.game, seats=table.seats)
+                           feed="private", names=table.nick_of, greeting=False, game=table.game, seats=table.seats,
+                           now_ms=self.now_ms)
 
     # -- people come and go ----------------------------------------------------------------------
     def on_join(self, channel: str, sender: Sender) -> list[Line]:
@@ -486,6 +502,20 @@ class Tables:
         current = self.tables.get(key)
         if current is not None and not current.finished:
             return [Line(channel, f"{nick}: a match is on here ({current.game}); '!abandon' votes to end it.", key)]
+        control: TimeControl | None = None
+        rest: list[str] = []
+        for i, arg in enumerate(args):  # a clock (30s, 5m+5s, clock=30s) may come anywhere after the game
+            name, sep, raw = arg.partition("=")
+            if i and (clocks.looks_like_clock(arg) or (sep and name.lower() == "clock")):
+                if control is not None:
+                    return [Line(channel, f"{nick}: give one clock, not two.", key)]
+                parsed = clocks.parse_clock(raw if sep else arg)
+                if isinstance(parsed, str):
+                    return [Line(channel, f"{nick}: {parsed}.", key)]
+                control = parsed
+            else:
+                rest.append(arg)
+        args = rest
         count = next((i for i, a in enumerate(args) if a.isascii() and a.isdigit()), None)
         if not count:  # (none, or no game before it)
             return [Line(channel, f"{nick}: write '!new <game> <players> [option=value ...]'; '!games' lists the "
@@ -501,7 +531,8 @@ class Tables:
         for arg in args[2:]:
             name, sep, raw = arg.partition("=")
             if not sep or not name or not raw:
-                return [Line(channel, f"{nick}: options look like name=value, not '{quoted(arg)}'.", key)]
+                return [Line(channel, f"{nick}: options look like name=value, not '{quoted(arg)}'; a clock looks "
+                                      f"like 30s or 5m+5s.", key)]
             try:
                 value = read_plain(raw, Shape())
             except ChatFormError as e:
@@ -510,12 +541,16 @@ class Tables:
                 seed = value
             else:
                 options[name] = value
-        meta = self.client.create_match(game, seats, options, seed=seed)
+        clocked = control is not None and control.clocked
+        wire = clocks.clock_wire(control) if control is not None and clocked else None
+        meta = (self.client.create_match(game, seats, options, seed=seed, clock=wire) if wire is not None
+                else self.client.create_match(game, seats, options, seed=seed))
         version = self.client.match(meta.match_id).version
         self.tables[key] = Table(channel, meta.match_id, game, seats, get_adapter(game), shown=version)
         self._save()
-        return [Line(channel, f"New match of {game} for {seats} players. Write '!join' to take a seat (0/{seats}).",
-                     key)]
+        timed = f", {clocks.control_text(control)}" if control is not None and clocked else ""
+        return [Line(channel, f"New match of {game} for {seats} players{timed}. Write '!join' to take a seat "
+                              f"(0/{seats}).", key)]
 
     def _join(self, channel: str, sender: Sender, args: list[str]) -> list[Line]:
         key, nick = channel.lower(), sender.nick
@@ -561,7 +596,11 @@ class Tables:
         seats = ", ".join(f"{table.who(s)} (seat {s})" if s in table.players else f"seat {s} free"
                           for s in range(table.seats))
         state = "over" if table.finished else ("on" if table.full else "waiting for players")
-        return [Line(channel, f"{table.game} (match {table.match_id}, {state}): {seats}.", key)]
+        out = [Line(channel, f"{table.game} (match {table.match_id}, {state}): {seats}.", key)]
+        if not table.finished:
+            clock = clocks.clocks_line(self.client.view(table.match_id, "public"), table.who, self.now_ms)
+            out += [Line(channel, clock, key)] if clock else []
+        return out
 
     def _board(self, channel: str, sender: Sender, args: list[str]) -> list[Line]:
         key = channel.lower()
@@ -579,8 +618,9 @@ class Tables:
         record = self.client.view(table.match_id, "public")
         if record is None:
             return []
+        clock = clocks.clocks_line(record, table.who, self.now_ms)
         return [Line(table.channel, table.named(line), table.key, whole=True)
-                for line in table.adapter.render_view(record.view)]
+                for line in [*table.adapter.render_view(record.view), *([clock] if clock else [])]]
 
     def _abandon(self, channel: str, sender: Sender, args: list[str]) -> list[Line]:
         key, nick = channel.lower(), sender.nick
@@ -662,8 +702,9 @@ class Tables:
                 if table.finished:
                     return ended
         moved = record.version > table.shown
+        reminders = self._reminders(table, record)
         if not moved and not any(p.session.wants_prompt and p.present for p in table.players.values()):
-            return []
+            return reminders
         channel = self._public_news(table, record) if moved else []
         prompts: list[Line] = []
         private: list[Line] = []
@@ -680,33 +721,74 @@ class Tables:
             self._votes_cast_at.pop(table.key, None)
         if moved:
             self._save()
-        return [*prompts, *channel, *private]
+        return [*prompts, *reminders, *channel, *private]
+
+    def _reminders(self, table: Table, record: ViewRecord) -> list[Line]:
+        """A private reminder to each seat to act whose time is running short, once a decision (a decision that
+        starts short already is not: its prompt and turn line say the time). Each expires at its deadline."""
+        clock = clocks.clock_of(record)
+        if clock is None or not clock.started or record.finished:
+            return []
+        now = clocks.server_now(record, self.now_ms)
+        out: list[Line] = []
+        for entry in clock.seats:
+            seat, deadline = entry.seat, entry.deadline_ms
+            threshold = clocks.reminder_threshold_ms(clock, seat)
+            if deadline is None or threshold is None:
+                continue
+            ms = deadline - now
+            first_sight = table.clock_seen.get(seat) != deadline
+            table.clock_seen[seat] = deadline
+            if table.reminded.get(seat) == deadline or ms > threshold:
+                continue
+            table.reminded[seat] = deadline  # once a decision, whether told now or not
+            player = table.players.get(seat)
+            if first_sight or ms < clocks.MIN_REMIND_MS or player is None or not player.present \
+                    or player.record.away:
+                continue
+            where = "" if self._tables_of(player.nick) > 1 else table.channel  # (else the line starts with it)
+            line = self._line(table, player.nick, clocks.reminder_text(clock, seat, ms, where), urgent=True)
+            out.append(Line(line.target, line.text, line.table, line.urgent, expires=self.clock() + ms / 1000))
+        return out
 
     def _public_news(self, table: Table, record: ViewRecord) -> list[Line]:
         # A running match's log is read with a seated player's token (a gateway shows it to seats only);
         # what the channel gets is its public part.
         token = next(iter(list(table.players.values()))).token
         events = self.client.log(table.match_id, token, after_version=table.shown).events
+        control = record.clock.control if record.clock is not None else None
         lines = [table.named(line) for e in events[: record.version - table.shown]
-                 if (line := table.adapter.render_event(e.for_seat(None)))]
+                 if (line := (clocks.event_text(e, table.nick_of, control) if clocks.is_clock_event(e)
+                              else table.adapter.render_event(e.for_seat(None))))]
         table.shown = record.version
         if record.finished:
             table.finished = True
             lines = [x for x in lines if not GAME_OVER_RE.match(x)]  # one game-over line, ours
-            lines.append(f"The match is over. {self._outcome(table, record.outcome)}")
+            lines.append(f"The match is over. {self._outcome(table, record.outcome, control)}")
             return [Line(table.channel, x, table.key) for x in lines]
         to_act = tuple(record.to_act)
         out = [Line(table.channel, x, table.key) for x in lines]
         if to_act and to_act != table.announced_to_act:  # nick first, a line of its own: clients highlight it
-            out.append(Line(table.channel, f"{', '.join(table.who(s) for s in to_act)}: your move.", table.key,
-                            whole=True))
+            out.append(Line(table.channel, self._turn_text(table, record, list(to_act)), table.key, whole=True))
         table.announced_to_act = to_act
         return out
 
+    def _turn_text(self, table: Table, record: ViewRecord, to_act: list[int]) -> str:
+        """``ann: your move.``, with a clock ``ann: your move — 20 s left.`` (``ann (20 s), bob (1:35): your
+        move.`` when the seats to act have different times left)."""
+        times = clocks.times_left(record, to_act, self.now_ms)
+        if times and len(set(times.values())) > 1:
+            return f"{', '.join(f'{table.who(s)} ({times[s]})' if s in times else table.who(s) for s in to_act)}: " \
+                   f"your move."
+        shown = f" — {next(iter(times.values()))} left" if times else ""
+        return f"{', '.join(table.who(s) for s in to_act)}: your move{shown}."
+
     @staticmethod
-    def _outcome(table: Table, outcome: object) -> str:
+    def _outcome(table: Table, outcome: object, control: TimeControl | None = None) -> str:
         if not isinstance(outcome, dict):
             return ""
+        if clocks.is_forfeit(outcome):
+            return clocks.forfeit_text(outcome, table.nick_of, control)
         if is_abandoned(outcome):
             if (outcome.get("detail") or {}).get("rule") == EXPIRED:
                 return "Ended by the service: nobody moved in it for too long. Nobody won."
