@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from schemas.clock import CLOCK_EVENTS
 from services.games.modern_world.decide import HANDLERS as COMMANDS
 from services.games.modern_world.evolve import HANDLERS as EVENTS
 from services.games.rng import derive_rng
@@ -16,7 +17,7 @@ ORDER = ["leader", "market", "resource", "investment", "trade", "build", "end"]
 
 def test_every_command_and_event_type_has_a_schema() -> None:
     assert set(SCHEMAS.commands) == set(COMMANDS)
-    assert set(SCHEMAS.events) == set(EVENTS)
+    assert set(SCHEMAS.events) == set(EVENTS) | set(CLOCK_EVENTS)  # (the service's clock events: every game's)
     assert SCHEMAS.options().model_dump() == {"national_identity": False}
 
 
