@@ -169,6 +169,7 @@ def test_a_bank_runs_out_against_a_bot(web_stack: GatewayStack, http: httpx.Clie
         page.select_option("#clock-kind", "bank")
         assert page.locator("#clock-seconds").input_value() == "300"  # a bank starts sensible: 5 min + 5 s
         assert page.locator("#clock-said").inner_text().startswith("Each seat has 5 min in all, plus 5 s for each")
+        save_screenshot(page, "clock-lobby", docs=False)
         match_id = create_clocked(page, web_stack.url, "nim", 2, "heuristic", "bank", 2.5, increment=1)
         page.wait_for_selector("#clock-seats li[data-seat='1']")
         assert page.locator("#table-clock").inner_text().strip() == "· 2.5 s + 1 s"

@@ -24,7 +24,7 @@ function problemText(e) { return e.detail || e.message || String(e); }
 // bank (seconds in all, plus an increment per move). explain: GET /games's descriptions of the fields.
 function clockFields(explain) {
   const kind = el('select', { name: 'clock-kind', id: 'clock-kind' }, el('option', { value: 'none' }, 'no clock'),
-    el('option', { value: 'move' }, 'a time per move'), el('option', { value: 'bank' }, 'a bank of time per player (+ an increment)'));
+    el('option', { value: 'move' }, 'a time per move'), el('option', { value: 'bank' }, 'a bank of time per player'));
   const seconds = el('input', { type: 'number', id: 'clock-seconds', name: 'clock-seconds', min: 0.1, step: 'any', value: 30 });
   const increment = el('input', { type: 'number', id: 'clock-increment', name: 'clock-increment', min: 0, step: 'any', value: 5 });
   const timeouts = el('input', { type: 'number', id: 'clock-timeouts', name: 'clock-timeouts', min: 1, max: 20, step: 1, value: 3 });
