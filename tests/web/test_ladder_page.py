@@ -76,6 +76,9 @@ def test_the_ladder_page_shows_the_standings_and_a_players_matches(ladder_stack:
         assert [c[2] for c in cells] == [f"{row['rating']:.2f}" for row in standings]
         assert [(int(c[5]), int(c[6])) for c in cells] == [(row["games"], row["wins"]) for row in standings]
         assert "waiting" in page.inner_text("#arena") or "nobody" in page.inner_text("#arena")
+        rated = httpx.get(f"{url}/games").json()["games"][0]["rated_clock"]  # (#29: every rated match is clocked)
+        assert page.inner_text("#rated-clock").startswith(
+            f"Rated matches are clocked: {rated['seconds']:g} s per move; when it runs out the service's bot moves")
         save_screenshot(page, "ladder")
 
         page.click("#standings a.player:text-is('ann')")

@@ -1,5 +1,5 @@
 // The gateway, from the page: HTTP calls (refusals as Problem errors), seat tokens kept in local storage,
-// and the WebSocket of a seat or a spectator with resume-by-version after a dropped connection.
+// the WebSocket of a seat or a spectator with resume-by-version after a dropped connection, and turn clocks.
 
 export class Problem extends Error {
   constructor(status, body) {
@@ -69,6 +69,14 @@ export const identity = {
   signOut() { localStorage.removeItem('airship.player'); },
 };
 
+// A new match (POST /matches): body {game, seats, options, reveal_log, clock}; clock is a time control
+// {kind: 'none' | 'move' | 'bank', seconds, increment, timeouts} (GET /games lists its fields), left out when
+// there is none. Returns the match's summary.
+export function createMatch({ clock, ...body }, apiKey = null) {
+  if (clock && clock.kind && clock.kind !== 'none') body.clock = clock;
+  return api('POST', '/matches', { body, apiKey });
+}
+
 export async function join(matchId, seat) {  // signed in: the seat is linked to the player (and a rated seat opens)
   const me = identity.get();
   const got = await api('POST', `/matches/${encodeURIComponent(matchId)}/seats`, { body: seat == null ? {} : { seat }, apiKey: me ? me.key : null });
@@ -120,7 +128,12 @@ export class Live {
   receive(msg) {
     switch (msg.kind) {
       case 'subscribed': this.retries = 0; this.on.state('live', msg); break;
-      case 'view': if (msg.version > this.version || (msg.version === 0 && !this.opened)) { this.opened = true; this.version = msg.version; this.on.view(msg); } break;
+      case 'view':
+        if (msg.version > this.version || (msg.version === 0 && !this.opened)) {
+          msg.receivedAt = performance.now();  // when it came: its clocks count down from here (remainingMs)
+          this.opened = true; this.version = msg.version; this.on.view(msg);
+        }
+        break;
       case 'event': if (msg.event.version > this.eventVersion) { this.eventVersion = msg.event.version; this.on.event(msg.event); } break;
       case 'result': {
         const waiting = msg.cid && this.pending.get(msg.cid);
@@ -152,6 +165,26 @@ export class Live {
 
   reconnectNow() { this.stopped = false; this.retries = 0; if (this.ws) { const old = this.ws; this.ws = null; old.close(); } this.connect(); }
   stop() { this.stopped = true; clearTimeout(this.timer); if (this.ws) this.ws.close(); }
+}
+
+// -- turn clocks (#29) -------------------------------------------------------------------------------------
+// A clocked match's view records carry `clock`: {control, started, at_ms, seats: [{seat, remaining_ms,
+// deadline_ms, timeouts, in_row, forfeited}]} (null without a clock) and `server_ms`, the gateway's time when it
+// sent the record. A deadline is counted down from `deadline_ms - server_ms` at the moment the record came, by
+// this browser's monotonic clock (performance.now()): its wall clock need not agree with the server's.
+
+// The milliseconds `seat` has left at `now` (performance.now() times): for a seat on the clock, what is left of
+// its decision (a bank clock: of its bank), never below 0; otherwise its `remaining_ms` (a bank: what is left of
+// it; a move clock: the time per decision). null: no clock, or no such seat. `receivedAt` defaults to the stamp
+// Live puts on each view record it passes on.
+export function remainingMs(record, seat, receivedAt = record && record.receivedAt, now = performance.now()) {
+  const clock = record && record.clock;
+  const c = clock && clock.seats.find((x) => x.seat === seat);
+  if (!c) return null;
+  if (c.deadline_ms === null || c.deadline_ms === undefined || c.forfeited) return c.remaining_ms;
+  const served = record.server_ms ?? clock.at_ms;  // (a record from the store has no server_ms)
+  const since = receivedAt === undefined || receivedAt === null ? 0 : Math.max(0, now - receivedAt);
+  return Math.max(0, c.deadline_ms - served - since);
 }
 
 export function key() {

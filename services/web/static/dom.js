@@ -51,13 +51,18 @@ export function bodyText(body) {
 // A seat as a reader calls it: "you", or "seat 2"
 export const seatName = (seat, reader) => (seat === reader && reader !== null && reader !== undefined ? 'you' : `seat ${seat}`);
 
+// A seat's name starting a sentence: "You", "Seat 2"; a player's name as it is ("alice (seat 0)")
+export const sentenceStart = (who) => (/^(you|seat |the )/.test(who) ? who.charAt(0).toUpperCase() + who.slice(1) : who);
+
 // An event as the reader saw it, for people, actor first: "seat 1: bid placed — amount 5" ("You: …" for the
-// reader's own; "The game begins: …" for the set-up, "The service: …" for what no seat did). The version is kept
-// in the element's data, not in the words.
-export function eventText(event, reader) {
+// reader's own; "The game begins: …" for the set-up, "The service: …" for what no seat did; "Seat 0 (the
+// service's bot, as time ran out): …" for a move the service made for a seat whose clock ran out, #29). The
+// version is kept in the element's data, not in the words. name(seat): how the reader calls a seat.
+export function eventText(event, reader, name = (s) => seatName(s, reader)) {
   const hidden = event.visible_to !== null && event.visible_to !== undefined && (reader === null || !event.visible_to.includes(reader));
-  const by = event.seat === null || event.seat === undefined ? (event.command_id ? 'The service' : 'The game begins') : seatName(event.seat, reader);
-  const who = by.charAt(0).toUpperCase() + by.slice(1);
+  const by = event.seat === null || event.seat === undefined ? (event.command_id ? 'The service' : 'The game begins') : name(event.seat);
+  const standIn = String(event.command_id || '').startsWith('timeout-') ? ', by the service\'s bot as time ran out' : '';
+  const who = sentenceStart(by) + standIn;
   const body = bodyText(event.body);
   return { text: `${who}: ${words(event.type)}${hidden ? ' (hidden from you)' : ''}${body ? ' — ' + body : ''}`, hidden };
 }
@@ -80,6 +85,10 @@ export function outcomeText(outcome) {
     return 'abandoned by its players, without a winner';
   }
   const winners = (outcome.winners || []).map((s) => `seat ${s}`).join(' and ');
+  const forfeited = outcome.detail && Array.isArray(outcome.detail.forfeited) ? outcome.detail.forfeited : [];
+  if (forfeited.length) {  // a seat's clock ran out (#29): it places last, the others share the win
+    return `${forfeited.map((s) => `seat ${s}`).join(' and ')} forfeited (ran out of time); ${winners || 'nobody'} won`;
+  }
   const scores = (outcome.scores || []).map((s, i) => `seat ${i}: ${s}`).join(', ');
   return `${winners || 'nobody'} won (${scores})`;
 }

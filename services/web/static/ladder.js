@@ -7,6 +7,7 @@ import { api } from './api.js';
 import { el, clear } from './dom.js';
 import { notify } from './notice.js';
 import { games as listGames, title } from './boards/index.js';
+import { controlRules } from './clock.js';
 
 const REFRESH_MS = 5000;
 const fixed = (x, digits = 2) => (typeof x === 'number' ? x.toFixed(digits) : '–');
@@ -92,7 +93,9 @@ export function ladderPage(root, game, player) {
         const [ladder, status] = await Promise.all([api('GET', `/ladder/${encodeURIComponent(game)}`),
           api('GET', `/arena/${encodeURIComponent(game)}`).catch(() => null)]);
         heading.textContent = `Ladder · ${title(game)}`;
+        const rated = games.find((g) => g.name === game)?.rated_clock;
         clear(body, standingsTable(game, ladder.standings), status ? arenaLine(status) : null,
+          rated ? el('p', { id: 'rated-clock' }, `Rated matches are clocked: ${controlRules(rated)}.`) : null,
           el('p', { class: 'muted' }, 'Rating: μ − 3σ, the Weng-Lin (Plackett-Luce) estimate of skill μ less three times its uncertainty σ; it orders the ladder.'));
       }
     } catch (err) {

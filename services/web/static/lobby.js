@@ -1,6 +1,8 @@
 // The lobby: create a match (game, seats, options with their explanations), take a seat, give the empty
-// seats to the service's bots, and the open, running and finished matches (refreshed every few seconds).
-import { api, identity, join, tokens } from './api.js';
+// seats to the service's bots, a time control (#29), and the open, running and finished matches (refreshed every
+// few seconds).
+import { api, createMatch, identity, join, tokens } from './api.js';
+import { controlRules } from './clock.js';
 import { el, clear, words, valueText } from './dom.js';
 import { notify } from './notice.js';
 import { games as listGames, title } from './boards/index.js';
@@ -18,9 +20,44 @@ function optionInput(option) {
 
 function problemText(e) { return e.detail || e.message || String(e); }
 
+// The time control's fields (POST /matches `clock`): none, per move (seconds, timeouts in a row that forfeit) or a
+// bank (seconds in all, plus an increment per move). explain: GET /games's descriptions of the fields.
+function clockFields(explain) {
+  const kind = el('select', { name: 'clock-kind', id: 'clock-kind' }, el('option', { value: 'none' }, 'no clock'),
+    el('option', { value: 'move' }, 'a time per move'), el('option', { value: 'bank' }, 'a bank of time per player'));
+  const seconds = el('input', { type: 'number', id: 'clock-seconds', name: 'clock-seconds', min: 0.1, step: 'any', value: 30 });
+  const increment = el('input', { type: 'number', id: 'clock-increment', name: 'clock-increment', min: 0, step: 'any', value: 5 });
+  const timeouts = el('input', { type: 'number', id: 'clock-timeouts', name: 'clock-timeouts', min: 1, max: 20, step: 1, value: 3 });
+  const secondsLabel = el('span', {}, 'Seconds per move ');
+  const said = el('span', { class: 'explain', id: 'clock-said' });
+  const incrementRow = el('label', {}, 'Increment per move (s) ', increment, el('span', { class: 'explain' }, explain.increment || ''));
+  const timeoutsRow = el('label', {}, 'Timeouts in a row that forfeit ', timeouts, el('span', { class: 'explain' }, explain.timeouts || ''));
+  const secondsRow = el('label', {}, secondsLabel, seconds);
+  let shown = 'move';
+  const show = () => {
+    const k = kind.value;
+    if (k !== shown && k !== 'none') { seconds.value = k === 'bank' ? 300 : 30; shown = k; }  // a sensible start
+    secondsRow.hidden = k === 'none';
+    incrementRow.hidden = k !== 'bank';
+    timeoutsRow.hidden = k !== 'move';
+    secondsLabel.textContent = k === 'bank' ? 'Seconds in all, per player ' : 'Seconds per move ';
+    said.textContent = k === 'none' ? 'Nobody is hurried; a match whose players stop moving ends after a while.'
+      : `${controlRules(read())[0].toUpperCase()}${controlRules(read()).slice(1)}.`;
+  };
+  const read = () => (kind.value === 'none' ? { kind: 'none' } : {
+    kind: kind.value, seconds: Number(seconds.value), increment: kind.value === 'bank' ? Number(increment.value) : 0,
+    timeouts: kind.value === 'move' ? Number(timeouts.value) : 3 });
+  for (const input of [kind, seconds, increment, timeouts]) input.addEventListener('input', show);
+  kind.addEventListener('change', show);
+  show();
+  return { node: el('fieldset', { class: 'clock-fields', id: 'clock' }, el('legend', {}, 'Time control'),
+    el('label', {}, 'Clock ', kind, said), secondsRow, incrementRow, timeoutsRow), read };
+}
+
 export function lobbyPage(root) {
   let games = [];
   let timer = null;
+  let clock = null;  // the time control's fields
   const form = el('form', { class: 'create panel', id: 'create' });
   const lists = el('div', { id: 'lists' });
   clear(root, el('h1', {}, 'Lobby'), el('div', { class: 'lobby' }, form, lists));
@@ -33,6 +70,8 @@ export function lobbyPage(root) {
     const others = el('select', { name: 'others', id: 'others' }, el('option', { value: 'people' }, 'people (they join from the lobby)'),
       STRENGTHS.map(([k, label]) => el('option', { value: k, selected: k === 'heuristic' }, label)));
     const reveal = el('input', { type: 'checkbox', name: 'reveal', id: 'reveal', checked: true });
+    const explain = Object.fromEntries(((games[0] && games[0].clock) || []).map((f) => [f.name, f.description]));
+    clock = clockFields(explain);
     const pick = () => {
       const g = games.find((x) => x.name === gameSelect.value);
       if (!g) return;
@@ -46,6 +85,7 @@ export function lobbyPage(root) {
       options,
       el('label', {}, 'You: ', mySeat),
       el('label', {}, 'The other seats: ', others),
+      clock.node,
       el('label', {}, reveal, ' show the whole log once it ends', el('span', { class: 'explain' }, 'Every hidden card becomes visible in the replay (recommended; otherwise each seat replays only what it saw).')),
       el('button', { type: 'submit', class: 'primary', id: 'create-button' }, 'Create'));
     pick();
@@ -63,7 +103,8 @@ export function lobbyPage(root) {
       }
       const game = form.querySelector('#game').value;
       const me = identity.get();
-      const match = await api('POST', '/matches', { body: { game, seats: Number(form.querySelector('#seats').value), options, reveal_log: form.querySelector('#reveal').checked }, apiKey: me ? me.key : null });
+      const match = await createMatch({ game, seats: Number(form.querySelector('#seats').value), options,
+        reveal_log: form.querySelector('#reveal').checked, clock: clock.read() }, me ? me.key : null);
       let seat = null;
       if (form.querySelector('#me').value === 'first') seat = await join(match.match_id, null);
       const others = form.querySelector('#others').value;

@@ -1,11 +1,13 @@
 // The table: a seat's own view (with its hand and its legal commands as controls) or, for a spectator, the
 // public view; both live over the WebSocket, with the events in words. Only the seat's own subscription is
-// used: the gateway sends a seat nothing of the others' hidden cards.
+// used: the gateway sends a seat nothing of the others' hidden cards. A clocked match (#29) shows every seat's
+// clock (clock.js), warns the seat when little time is left, and says when the service moved for a seat.
 import { api, join, key, tokens, Live } from './api.js';
-import { el, clear, eventText, outcomeText, placings, ordinal, seatName } from './dom.js';
+import { el, clear, eventText, outcomeText, placings, ordinal, seatName, sentenceStart } from './dom.js';
 import { notify, unnotify, connection } from './notice.js';
 import { boardFor, title } from './boards/index.js';
 import { controls } from './controls.js';
+import { clockPanel, clockEventText, controlText, forfeitReason } from './clock.js';
 
 const MAX_EVENTS = 300;
 
@@ -22,9 +24,11 @@ export function tablePage(root, matchId, seat) {
   const refusal = el('p', { class: 'refusal', id: 'refusal', role: 'status' });  // kept across redraws
   const ending = el('div', { class: 'panel ending', id: 'ending', hidden: true });
   const leave = el('button', { type: 'button', id: 'resign', class: 'quiet' }, 'Resign / leave…');
+  const timeControl = el('span', { class: 'muted', id: 'table-clock' });
+  const clocks = clockPanel({ reader: playing ? seat : null, name: (s) => who(s) });
   const alerts = el('label', { class: 'muted' }, el('input', { type: 'checkbox', id: 'notify-turn' }), ' tell me when it is my turn (browser notification)');
-  clear(root, head, status, el('div', { class: 'grid' }, el('div', {}, board, hand),
-    el('aside', {}, ending, playing ? el('div', { class: 'panel', id: 'move' }, el('h2', {}, 'Your move'), refusal, commandBox, el('p', {}, alerts), el('p', {}, leave)) : null,
+  clear(root, head, status, clocks.warning, el('div', { class: 'grid' }, el('div', {}, board, hand),
+    el('aside', {}, ending, clocks.node, playing ? el('div', { class: 'panel', id: 'move' }, el('h2', {}, 'Your move'), refusal, commandBox, el('p', {}, alerts), el('p', {}, leave)) : null,
       el('div', { class: 'panel' }, el('h2', {}, 'What happened'), events), side)));
   let game = null;
   let kind = null;
@@ -34,6 +38,7 @@ export function tablePage(root, matchId, seat) {
   let open = true;  // until the lobby says every seat is taken: nobody acts yet, whatever a view says
   let shown = null;  // the status the side panel shows
   let names = {};  // seat -> the registered player who plays it (from the match's summary)
+  let control = null;  // the match's time control (from its ClockSet event or a view record), null: no clock
   const who = (s) => (s === seat && playing ? 'you' : names[String(s)] ? `${names[String(s)]} (seat ${s})` : seatName(s, seat));
 
   const ways = () => [['Back to the lobby', '#/']];
@@ -54,6 +59,8 @@ export function tablePage(root, matchId, seat) {
     board.dataset.view = JSON.stringify(view);
     board.dataset.version = msg.version;
     board.dataset.key = msg.key;
+    if (msg.clock) { control = msg.clock.control; timeControl.textContent = ` · ${controlText(control)}`; }
+    clocks.update(msg);
     clear(board, kind.board(view, seat));
     const own = playing ? kind.hand(view) : null;
     hand.hidden = !own;
@@ -101,15 +108,37 @@ export function tablePage(root, matchId, seat) {
     const me = rows.find((r) => r.seat === seat);
     const head = abandoned ? 'The match ended without a winner.'
       : me ? `You finished ${ordinal(me.place)} of ${rows.length}.` : `${(outcome.winners || []).map(who).join(' and ') || 'Nobody'} won.`;
+    const forfeited = outcome.detail && Array.isArray(outcome.detail.forfeited) ? outcome.detail.forfeited : [];
+    if (forfeited.length) { showForfeit(msg, outcome, forfeited); return; }
     const reason = outcome.detail && outcome.detail.reason ? ` It ended: ${String(outcome.detail.reason).replace(/_/g, ' ')}.` : '';
     ending.hidden = false;
     ending.replaceChildren(el('h2', {}, 'Result'), el('p', { id: 'placing' }, head + reason),
       rows.length ? el('ol', { class: 'placings' }, rows.map((r) => el('li', { 'data-seat': r.seat },
         `${ordinal(r.place)}: ${who(r.seat)} — ${r.score} points`))) : el('p', {}, outcomeText(outcome)),
+      ...endLinks(msg));
+    if (playing) watchForRematch();
+  }
+
+  function showForfeit(msg, outcome, forfeited) {  // a seat's clock ran out (#29): it places last, the others win
+    const why = forfeitReason(outcome.detail.reason, control);
+    const lost = forfeited.map(who);
+    const winners = (outcome.winners || []).map(who);
+    const said = `${lost.join(' and ')} forfeited (${why}).`;
+    const head = forfeited.includes(seat) && playing ? `You forfeited (${why}).`
+      : winners.includes('you') ? `You won: ${said}` : `${said} ${winners.join(' and ') || 'Nobody'} won.`;
+    ending.hidden = false;
+    ending.replaceChildren(el('h2', {}, 'Result'), el('p', { id: 'placing', class: 'forfeit' }, sentenceStart(head)),
+      el('ol', { class: 'placings' }, [...(outcome.winners || []).map((s) => el('li', { 'data-seat': s }, `1st: ${who(s)} — won`)),
+        ...forfeited.map((s) => el('li', { 'data-seat': s }, `${ordinal((outcome.winners || []).length + 1)}: ${who(s)} — forfeited`))]),
+      ...endLinks(msg));
+    if (playing) watchForRematch();
+  }
+
+  function endLinks(msg) {
+    return [
       playing ? el('p', { id: 'rematch-line' }, rematchButton()) : null,
       el('p', {}, el('a', { href: `#/match/${matchId}/replay?v=${msg.version}&p=${playing ? seat : 'public'}` }, 'Replay it'), ' · ',
-        el('a', { href: '#/' }, 'New match in the lobby')));
-    if (playing) watchForRematch();
+        el('a', { href: '#/' }, 'New match in the lobby'))].filter(Boolean);  // (replaceChildren would write "null")
   }
 
   function rematchButton(offered) {  // the same match again, the same seats: ask for it, or take it when offered
@@ -157,8 +186,12 @@ export function tablePage(root, matchId, seat) {
   }
 
   function addEvent(event) {
-    const { text, hidden } = eventText(event, seat);
-    events.prepend(el('li', { class: hidden ? 'hidden' : '', 'data-version': event.version }, text));
+    if (event.type === 'ClockSet' && event.body && event.body.control) control = event.body.control;
+    const said = clockEventText(event, who, control);
+    if (said === '') return;  // (MoveTimed: after every move; the clocks show what it changed)
+    if (said && (event.type === 'TimedOut' || event.type === 'Forfeited')) clocks.news(said, event.body.seat, event.version);
+    const { text, hidden } = said ? { text: said, hidden: false } : eventText(event, seat, (s) => who(s));
+    events.prepend(el('li', { class: hidden ? 'hidden' : said ? 'clock-event' : '', 'data-version': event.version, 'data-type': event.type }, text));
     while (events.children.length > MAX_EVENTS) events.lastChild.remove();
   }
 
@@ -171,6 +204,10 @@ export function tablePage(root, matchId, seat) {
       open = m.status === 'open';
       shown = m.status;
       if (began && record) draw(record);
+      else if (record) {  // the players' names, where they are said
+        clocks.redraw();
+        if (record.finished) showEnding(record);
+      }
       if (m.status === 'open') {
         const reserved = m.reserved || {};
         const waiting = m.seats_free.map((s) => (m.bots && m.bots[String(s)] ? `seat ${s} (a ${m.bots[String(s)]} bot is coming)`
@@ -199,7 +236,7 @@ export function tablePage(root, matchId, seat) {
     }
     game = m.game;
     kind = await boardFor(game);
-    head.replaceChildren(`${title(game)} `, el('span', { class: 'muted' }, matchId), playing ? ` · seat ${seat}` : ' · spectating');
+    head.replaceChildren(`${title(game)} `, el('span', { class: 'muted' }, matchId), playing ? ` · seat ${seat}` : ' · spectating', timeControl);
     if (playing && !token) {
       status.textContent = 'This browser holds no token for this seat.';
       const actions = [['Watch instead', `#/match/${matchId}/watch`], ['Back to the lobby', '#/']];
@@ -234,5 +271,5 @@ export function tablePage(root, matchId, seat) {
   }
 
   start();
-  return () => { clearTimeout(poll); if (live) live.stop(); };
+  return () => { clearTimeout(poll); clocks.stop(); if (live) live.stop(); };
 }
