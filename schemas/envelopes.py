@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from schemas.clock import ClockView
+from schemas.clock import ClockView, TimeControl
 
 EVENT_SCHEMA_VERSION = 1
 
@@ -107,6 +107,8 @@ class MatchMeta(Envelope):
     created_ms: int | None = Field(
         default=None, description="When the match was created (ms since the epoch); the ladder's canonical "
         "order. Archive headers carry it with `players`.")
+    clock: TimeControl | None = Field(default=None, description="Its time control (#29; none: no clock); the log "
+                                      "says it too (ClockSet).")
 
 
 class ViewContract(Envelope):

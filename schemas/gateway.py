@@ -87,6 +87,7 @@ class MatchSummary(Wire):
     options: dict[str, Any]
     version: int
     reveal_log: bool = True
+    clock: TimeControl | None = Field(default=None, description="Its time control (#29); null: no clock.")
     bots: dict[str, str] = Field(default_factory=dict,
                                  description="Seats flagged for the service's bots: seat (as text) -> strength.")
     abandoned: bool = Field(default=False, description="Ended early by its players' agreement (the status is "

@@ -95,7 +95,7 @@ def summary(meta: MatchMeta, version: int) -> MatchSummary:
     free = [s for s in range(meta.seats) if s not in meta.credential_hashes]
     return MatchSummary(match_id=meta.match_id, game=meta.game, seats=meta.seats, seats_free=free,
                         status=meta.status, options=meta.options, version=version, reveal_log=meta.reveal_log,
-                        abandoned=getattr(meta, "abandoned", False),
+                        clock=meta.clock, abandoned=getattr(meta, "abandoned", False),
                         reserved={str(s): name for s, name in sorted(getattr(meta, "reserved", {}).items())},
                         rematch=getattr(meta, "rematch", None))
 

@@ -64,7 +64,8 @@ class Client:
             raise BadOptions(f"no match '{match_id}'")
         return MatchSummary(match_id=meta.match_id, game=meta.game, seats=meta.seats,
                             seats_free=[s for s in range(meta.seats) if s not in meta.credential_hashes],
-                            status=meta.status, options=meta.options, version=self.backend.store.version(match_id))
+                            status=meta.status, options=meta.options, version=self.backend.store.version(match_id),
+                            clock=meta.clock)
 
     def log(self, match_id: str, token: str | None = None, after_version: int = 0) -> LogAnswer:
         """The events after ``after_version``, whole (this client is trusted; ``token`` is not needed, and

@@ -61,7 +61,7 @@ def create_match(
     events = game.setup(dict(options or {}), seats, derive_rng(seed, 0)) + clock_events(clock)
     started = events[0].body.get("options", {}) if events else {}
     meta = MatchMeta(match_id=match_id, game=game_name, seats=seats, options=started, seed=seed, status="open",
-                     reveal_log=reveal_log)
+                     reveal_log=reveal_log, clock=clock if clock is not None and clock.clocked else None)
     envelopes = [to_envelope(match_id, i + 1, e) for i, e in enumerate(events)]
     if not store.create_match(meta, envelopes, fields):
         raise BadOptions(f"match id '{match_id}' is taken")

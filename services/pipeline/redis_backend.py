@@ -46,6 +46,7 @@ from typing import Any, cast
 
 import redis
 
+from schemas.clock import TimeControl
 from schemas.codec import pack, pack_obj, pack_result, pack_view, result_entry, unpack_obj, unpack_result, unpack_view
 from schemas.envelopes import CommandResult, EventEnvelope, MatchMeta, ViewRecord
 from schemas.logentry import LOOKBACK, Cause, first_cause, load_slice, log_and_feed, starts_inside_command
@@ -111,6 +112,8 @@ def _meta_fields(meta: MatchMeta, created_ms: int) -> list[Any]:
     fields: dict[str, Any] = {"match_id": meta.match_id, "game": meta.game, "seats": meta.seats,
                               "status": meta.status, "options": pack_obj(meta.options), "created": created_ms,
                               "joined": len(meta.credential_hashes), "reveal_log": int(meta.reveal_log)}
+    if meta.clock is not None:
+        fields["clock"] = meta.clock.model_dump_json()
     fields.update({f"cred:{seat}": h for seat, h in meta.credential_hashes.items()})
     return [x for pair in fields.items() for x in pair]
 
@@ -120,7 +123,8 @@ def _meta_from(reply: object) -> MatchMeta:
     creds = {int(k[5:]): v.decode() for k, v in h.items() if k.startswith(b"cred:")}
     return MatchMeta(match_id=h[b"match_id"].decode(), game=h[b"game"].decode(), seats=int(h[b"seats"]),
                      status=h[b"status"].decode(), options=unpack_obj(h[b"options"]), credential_hashes=creds,
-                     reveal_log=h.get(b"reveal_log", b"1") != b"0")
+                     reveal_log=h.get(b"reveal_log", b"1") != b"0",
+                     clock=TimeControl.model_validate_json(h[b"clock"]) if b"clock" in h else None)
 
 
 def _outcomes(replies: Any, items: Sequence[AppendItem], match_id: str) -> list[AppendOutcome]:

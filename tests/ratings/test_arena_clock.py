@@ -89,3 +89,19 @@ def test_an_arena_match_whose_bot_dies_ends_by_forfeit_and_is_rated(gateway: Tes
     rated = from_redis(r, settings.keys, match_id)
     assert rated is not None
     assert {p.player: (p.rank, p.won) for p in rated.placings} == {"ann": (0, True), "bob": (1, False)}
+
+
+def test_a_match_is_created_with_its_time_control_and_says_it(gateway: TestClient) -> None:
+    clock = {"kind": "bank", "seconds": 300.0, "increment": 5.0, "timeouts": 3}
+    made = gateway.post("/matches", json={"game": GAME, "seats": 2, "clock": clock})
+    assert made.status_code == 201, made.text
+    assert made.json()["clock"] == clock
+    listed = gateway.get("/matches", params={"status": "open"}).json()["matches"]
+    assert [m["clock"] for m in listed if m["match_id"] == made.json()["match_id"]] == [clock]
+    plain = gateway.post("/matches", json={"game": GAME, "seats": 2, "clock": {"kind": "none"}}).json()
+    assert plain["clock"] is None
+    for bad in ({"kind": "hourglass"}, {"kind": "move", "seconds": 0}, {"kind": "bank", "seconds": 60, "x": 1},
+                {"kind": "move", "seconds": "30"}):
+        refused = gateway.post("/matches", json={"game": GAME, "seats": 2, "clock": bad})
+        assert refused.status_code == 400, (bad, refused.text)  # (a malformed body: the field is named)
+        assert refused.json()["field"].startswith("body.clock")

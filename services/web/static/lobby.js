@@ -2,7 +2,7 @@
 // seats to the service's bots, a time control (#29), and the open, running and finished matches (refreshed every
 // few seconds).
 import { api, createMatch, identity, join, tokens } from './api.js';
-import { controlRules } from './clock.js';
+import { controlRules, controlText } from './clock.js';
 import { el, clear, words, valueText } from './dom.js';
 import { notify } from './notice.js';
 import { games as listGames, title } from './boards/index.js';
@@ -171,7 +171,8 @@ export function lobbyPage(root) {
     } else {
       ways.push(el('a', { href: `#/match/${id}/replay`, class: 'replay' }, 'replay'), ' ', el('a', { href: `#/match/${id}/watch` }, 'final view'));
     }
-    const opts = Object.entries(match.options || {}).map(([k, v]) => `${words(k)}: ${valueText(v)}`).join('; ');
+    const opts = [...Object.entries(match.options || {}).map(([k, v]) => `${words(k)}: ${valueText(v)}`),
+      ...(match.clock ? [`clock: ${controlText(match.clock)}`] : [])].join('; ');
     return el('tr', { 'data-match': id, 'data-status': match.status, 'data-game': match.game },
       el('td', {}, el('strong', {}, title(match.game)), el('div', { class: 'muted' }, id)),
       el('td', {}, seatChips(match)),
