@@ -164,3 +164,23 @@ def test_an_unclocked_match_has_no_clock_and_refuses_timeouts() -> None:
     assert state.clock is None and game.deadline(state) is None
     with pytest.raises(BadCommand):
         game.decide_at(state, Command(0, TIMEOUT_COMMAND, {"deadline_ms": 1}), derive_rng(1, 9), T0)
+
+
+def test_a_replay_shows_every_seats_clock_at_every_version() -> None:
+    from services.replay.stepper import Replay
+
+    match = play("moderne-zeiten", BANK, 11)
+    stepper = Replay(MatchLog(match.meta, match.log))
+    last_bank: dict[int, int] = {}
+    for version in range(1, stepper.last + 1):
+        public = stepper.records_at(version)[0]
+        state = replay(match.game, [to_event(e) for e in match.log[:version]])
+        if state.clock is None:
+            assert public.clock is None
+            continue
+        assert public.clock is not None and public.clock.control == BANK
+        for seat_clock in public.clock.seats:
+            assert seat_clock.deadline_ms == state.clock.deadline(seat_clock.seat)
+            last_bank[seat_clock.seat] = seat_clock.remaining_ms or 0
+    assert set(last_bank) == set(range(match.seats))
+    assert stepper.records_at()[0].finished
