@@ -187,8 +187,12 @@ class Worker:
         """Claim stale commands when due, else read a batch; handle them. Returns how many were handled."""
         self.beat()
         now = time.monotonic()
-        if now - self._last_claim >= self.settings.claim_every_s:
+        if now - self._last_claim >= self.settings.claim_every_s and not self._ahead:
             self._last_claim = now
+            # Its own handled commands are acknowledged first (a serving worker defers that to its next read), and a
+            # backlog read ahead is handled first: else a claim would take them back, idle on a slow machine, and
+            # decide them again (their recorded results answer, but the work is done twice).
+            self.bus.ack_many([])
             self._maintain()
             claimed = self._claim_one_by_one()
             if claimed:
