@@ -26,7 +26,7 @@ from schemas.envelopes import CommandEnvelope, MatchMeta
 from services import metrics
 from services.games.clock import ClockedGame
 from services.games.errors import Rejected
-from services.games.registry import registration_of
+from services.games.registry import builtin_games, registration_of
 from services.logs import error_text, get_logger
 from services.pipeline.decision import Decided, decide, now_ms
 from services.pipeline.ports import AppendItem, AppendStatus, EventStore
@@ -56,6 +56,9 @@ class ClockSweep:
         self.cache = cache
         self.sweep_s = sweep_s
         self._last = 0.0
+        for game in builtin_games():  # exported from the start at 0, so rates and alerts see them
+            for outcome in ("stand_in", "forfeit"):
+                metrics.CLOCK_TIMEOUTS.labels(game, outcome)
 
     def due(self, partitions: list[int] | None, meta_of: Callable[[str], MatchMeta | None]) -> int:
         """Decide the timeouts due in ``partitions`` (None: all), at most every ``sweep_s``, and append them in one

@@ -86,6 +86,8 @@ def header(meta: MatchMeta, mode: str = "json") -> dict[str, Any]:
     exclude = {"credential_hashes"}
     if not meta.players:
         exclude |= {"players", "created_ms"}
+    if meta.clock is None:  # (a clocked match's header names its time control; its log does too: ClockSet)
+        exclude |= {"clock"}
     return {"kind": HEADER_KIND, **meta.model_dump(mode=mode, exclude=exclude)}
 
 

@@ -68,7 +68,7 @@ class Arena:
     def state(self, match_id: str) -> object:
         meta = self.backend.store.meta(match_id)
         assert meta is not None
-        return self.cache.load(meta).state
+        return self.cache.load(meta).state.game  # (the game's own state, under the match layer's clock)
 
     def push(self, match_id: str, data: bytes, kind: str) -> CommandResult | None:
         """Publish ``data`` on the match's partition, let the worker handle it, check the outcome."""

@@ -36,7 +36,7 @@ from tests.gateway.stack import GatewayStack, gateway_stack  # noqa: F401  (the 
 pytestmark = [pytest.mark.gateway, pytest.mark.redis]
 A = 1  # the seat whose point of view is checked
 SUMMARY_FIELDS = {"match_id", "game", "seats", "seats_free", "status", "options", "version", "reveal_log", "bots",
-                  "abandoned", "players", "reserved", "rematch"}  # (names of registered players are public)
+                  "abandoned", "players", "reserved", "rematch", "clock"}  # (names of registered players are public)
 MAX_STEPS = 700
 
 

@@ -37,6 +37,7 @@ COMPOSE = ROOT / "docker-compose.yml"
 
 # The process each module that sets metrics runs in (a module not listed fails the test: give it a process).
 PROCESS_OF = {"services/gateway/": {"gateway"}, "services/pipeline/worker.py": {"worker"},
+              "services/pipeline/clocks.py": {"worker"},
               "services/pipeline/projector.py": {"projector"}, "services/cli/serve.py": {"projector"},
               "services/archive/": {"archiver"}, "services/ratings/": {"ratings"}}
 AIRSHIP = {"gateway", "worker", "projector", "archiver", "ratings"}
