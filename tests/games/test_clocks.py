@@ -184,3 +184,19 @@ def test_a_replay_shows_every_seats_clock_at_every_version() -> None:
             last_bank[seat_clock.seat] = seat_clock.remaining_ms or 0
     assert set(last_bank) == set(range(match.seats))
     assert stepper.records_at()[0].finished
+
+
+def test_a_record_says_how_long_a_seat_has_left() -> None:
+    from schemas.envelopes import ViewRecord
+
+    match = Match("mad-zeppelin", MOVE, 2)
+    deadline, seat = match.game.deadline(match.state) or (0, 0)
+    record = ViewRecord(match_id="m", key="public", version=match.version, view={},
+                        clock=match.state.clock.view(), server_ms=deadline - 1500)
+    assert record.time_left_ms(seat) == 1500
+    assert record.time_left_ms(1 - seat) is None  # no decision: no deadline
+    late = record.model_copy(update={"server_ms": deadline + 10})
+    assert late.time_left_ms(seat) == 0
+    in_process = record.model_copy(update={"server_ms": None})
+    assert in_process.time_left_ms(seat, now_ms=deadline - 200) == 200
+    assert ViewRecord(match_id="m", key="public", version=1, view={}).time_left_ms(0) is None
