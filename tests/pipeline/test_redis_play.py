@@ -105,7 +105,8 @@ def test_lobby_send_and_watch_commands(gateway_stack: GatewayStack, capsys: pyte
 def test_the_bench_command_runs_with_tiny_numbers(redis_settings: Settings) -> None:
     out = subprocess.run([sys.executable, "-m", "services.cli", "bench", "pipeline", "--redis",
                           redis_settings.redis_url, "--prefix", redis_settings.key_prefix, "--partitions", "4",
-                          "--workers", "1", "--matches", "2", "--commands", "20", "--xadd-requests", "200"],
+                          "--workers", "1", "--matches", "2", "--commands", "20", "--xadd-requests", "200",
+                          "--game-commands", "30", "--seconds", "1"],
                          capture_output=True, text=True, timeout=120, cwd=ROOT, check=True).stdout
     assert "1 worker" in out and "commands/s" in out and "XADD" in out
 
