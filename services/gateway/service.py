@@ -285,7 +285,7 @@ class Gateway:
         match_id = match_id or uuid.uuid4().hex[:16]
         await self.store.check_open_room(match_id)
         envelope = CommandEnvelope(command_id="create", match_id=match_id, seat=0, type=CREATE_COMMAND,
-                                   body=body.model_dump(mode="json"))
+                                   body=body.model_dump(mode="json", exclude_none=True))  # (no clock: as before)
         result = await self.decided(envelope, LOBBY_WAIT_S)
         if result is None:
             raise Refused(503, "unavailable", f"the match was not created: {NO_WORKER}", headers={"Retry-After": "1"})

@@ -68,7 +68,12 @@ class ClockSweep:
         if now - self._last < self.sweep_s or partitions == []:
             return 0
         self._last = now
-        due = self.store.due_clocks(partitions, now_ms(), DUE_LIMIT)
+        try:
+            due = self.store.due_clocks(partitions, now_ms(), DUE_LIMIT)
+        except Exception as e:  # the sweep never stops the worker's commands (Redis away, an ACL without {p}:clocks)
+            metrics.WORKER_ERRORS.inc()
+            log.warning("clock sweep failed", error=error_text(e))
+            return 0
         chains: dict[str, list[AppendItem]] = {}
         decided: dict[str, tuple[Loaded, Decided, str]] = {}
         for match_id, _ in due:
@@ -82,7 +87,14 @@ class ClockSweep:
                 chains[match_id] = [found[1].item]
                 decided[match_id] = found
         if chains:
-            outcomes = self.store.append_chains(chains)
+            try:
+                outcomes = self.store.append_chains(chains)
+            except Exception as e:  # nothing appended that we know of: the deadlines stay due for the next sweep
+                metrics.WORKER_ERRORS.inc()
+                log.warning("timeouts not appended", error=error_text(e), matches=len(chains))
+                for match_id in chains:
+                    self.cache.forget(match_id)
+                return len(due)
             for match_id, (loaded, made, game) in decided.items():
                 got = outcomes.get(match_id) or []
                 if got and got[0].status is AppendStatus.APPENDED:
