@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -149,8 +150,6 @@ class ViewContract(Envelope):
             return None
         sent = self.server_ms if self.server_ms is not None else now_ms
         if sent is None:
-            import time
-
             sent = int(time.time() * 1000)
         return max(0, int(clock.seats[seat].deadline_ms or 0) - sent)
 

@@ -86,7 +86,7 @@ def clock_start(store: EventStore, meta: MatchMeta | None) -> Start | None:
     """What the join that starts a clocked match appends: ``ClockStarted`` now, and the first deadline (None for
     a match without a clock, or one no longer open). Every join of an open match brings it: only the one that
     takes the last seat appends it (``lua/join.lua``)."""
-    if meta is None or meta.status != "open":
+    if meta is None or meta.status != "open" or meta.clock is None:  # (the meta names a clocked match's control)
         return None
     game = match_game(meta.game)
     log = store.read_log(meta.match_id)
