@@ -218,7 +218,7 @@ export function tablePage(root, matchId, seat) {
       } else {
         const people = Object.entries(names).map(([s, name]) => `${name} (seat ${s})`).join(', ');
         side.replaceChildren(el('h2', {}, title(m.game)), el('p', { class: 'muted' }, `${m.seats} seats · ${m.status}`),
-          people ? el('p', { id: 'people' }, `Players: ${people}`) : null,
+          ...(people ? [el('p', { id: 'people' }, `Players: ${people}`)] : []),  // (replaceChildren would show a null as text)
           el('p', {}, el('a', { href: `#/match/${matchId}/watch` }, 'spectator view'), ' · ', el('a', { href: '#/' }, 'lobby')));
       }
     } catch (e) { poll = setTimeout(waitForPlayers, 3000); }
