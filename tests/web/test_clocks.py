@@ -17,7 +17,7 @@ from tests.gateway.stack import GatewayStack
 from tests.web.conftest import save_screenshot
 
 pytestmark = [pytest.mark.gateway, pytest.mark.browser, pytest.mark.redis]
-VIEWPORT = {"width": 1280, "height": 900}
+VIEWPORT = {"width": 1366, "height": 900}
 MOVE_S = 3  # the move clock of the forfeit test: short, and long enough for a page to be read within it
 LEFT_MS = ("(seat) => { const li = document.querySelector(`#clock-seats li.running[data-seat='${seat}']`);"
            " return li && li.dataset.leftMs !== '' ? Number(li.dataset.leftMs) : null; }")

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from tests.gateway.stack import GatewayStack
+from tests.web.conftest import save_screenshot
 from tests.web.test_lobby_api import create, join
 
 pytestmark = [pytest.mark.gateway, pytest.mark.browser, pytest.mark.redis]
@@ -70,5 +71,6 @@ def test_a_clock_warning_is_seen_on_a_phone(web_stack: GatewayStack, http: httpx
         sizes = page.evaluate("() => ['#clock-warning', '#clock-seats .who', '#clock-seats .left'].map((s) =>"
                               " parseFloat(getComputedStyle(document.querySelector(s)).fontSize))")
         assert min(sizes) >= 15, sizes  # (the page's text is 15 px)
+        save_screenshot(page, "clock-warning-phone", docs=False)
     finally:
         context.close()
