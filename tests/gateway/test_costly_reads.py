@@ -5,10 +5,14 @@ encoded once; another client, from another address, keeps its command latency wi
 
 from __future__ import annotations
 
+import json
 import statistics
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,6 +24,7 @@ from tests.gateway.stack import GatewayStack
 pytestmark = [pytest.mark.gateway, pytest.mark.redis]
 MOVES = 300  # a tally of 9 a move, to 2,700: 300 events
 READERS = 16
+ROOT = Path(__file__).resolve().parents[2]
 
 
 
@@ -60,26 +65,11 @@ def latency_s(c: httpx.Client, match_id: str, token: str, tag: str) -> float:
     return time.perf_counter() - started
 
 
-def flood(url: str, address: str, path: str, seconds: float, threads: int) -> tuple[dict[str, int],
-                                                                                   list[threading.Thread]]:
-    """``threads`` clients from ``address`` GET ``path`` as fast as they can for ``seconds``."""
-    counts = {"ok": 0, "refused": 0, "other": 0, "bytes": 0}
-    lock = threading.Lock()
-    stop = time.monotonic() + seconds
-
-    def run() -> None:
-        with from_address(url, address) as c:
-            while time.monotonic() < stop:
-                answer = c.get(path)
-                with lock:
-                    kind = "ok" if answer.status_code == 200 else "refused" if answer.status_code == 429 else "other"
-                    counts[kind] += 1
-                    counts["bytes"] += len(answer.content) if kind == "ok" else 0
-
-    workers = [threading.Thread(target=run) for _ in range(threads)]
-    for w in workers:
-        w.start()
-    return counts, workers
+def flood(url: str, address: str, path: str, seconds: float, threads: int) -> subprocess.Popen[str]:
+    """``threads`` clients from ``address`` GET ``path`` as fast as they can for ``seconds``, from a process of their
+    own (``tests.gateway.read_flood``): its counts are the JSON line it prints."""
+    cmd = [sys.executable, "-m", "tests.gateway.read_flood", url, address, path, str(seconds), str(threads)]
+    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
 
 
 @pytest.mark.parametrize("target", ["log", "lobby"])
@@ -93,12 +83,12 @@ def test_costly_reads_from_one_address_leave_another_clients_latency(stack: Gate
         before = statistics.median(latency_s(victim, match_id, token, "before") for _ in range(9))
         seconds = 4.0
         started = time.monotonic()
-        counts, workers = flood(stack.url, "127.0.0.23" if target == "log" else "127.0.0.24", path, seconds, READERS)
-        time.sleep(1.0)  # the burst is spent: the flood is refused now
+        flooder = flood(stack.url, "127.0.0.23" if target == "log" else "127.0.0.24", path, seconds, READERS)
+        time.sleep(1.5)  # the process is up and the burst is spent: the flood is refused now
         during = statistics.median(latency_s(victim, match_id, token, "during") for _ in range(9))
-        for w in workers:
-            w.join()
+        out, _ = flooder.communicate(timeout=60)
         elapsed = time.monotonic() - started
+        counts = json.loads(out)
     print(f"\n{target}: before {before * 1000:.1f} ms, during {during * 1000:.1f} ms; flood {counts}")
     assert counts["other"] == 0 and counts["refused"] > 0, counts
     # what the address got is bounded by its budget in units (burst 4 s worth, then the rate), not by requests
