@@ -72,22 +72,25 @@ def test_random_playouts_small() -> None:
 @pytest.mark.slow
 def test_random_playouts_2000_matches_all_seat_counts_and_options() -> None:
     ended: Counter[Any] = Counter()
+    seen: Counter[str] = Counter()
     for seats, options, seed in _cases(MATCHES):
         state, log, outcome = random_playout(
             GAME, seats, options, seed, invariant=conserved, check_every_legal=seed % 20 == 0,
         )
+        turns_checked(log, seen)  # the crash rule's per-turn property, on these matches too
         assert state.ender != NOBODY and outcome.winners
         assert len(outcome.scores) == seats
         ended[seats] += 1
         assert log[0].type == "MatchStarted"
     assert sum(ended.values()) == MATCHES and set(ended) == {3, 4, 5}
+    assert seen["left_above_the_limit"] > 0, seen
 
 
 # --- one crash a turn, moves only on controlled industries (tests/games/test_moderne_zeiten_crash.py has the
 # scenarios from the rule texts; these check the same over random matches of every option set) ---
 
 CRASH_MATCHES_FAST = 40  # per option set: 320 matches
-CRASH_MATCHES_SLOW = 2_000  # per option set: 16,000 matches
+CRASH_MATCHES_SLOW = 500  # per option set: 4,000 matches (the defect it guards showed in 31 of 900 matches)
 
 
 def turns_checked(log: list[Event], seen: Counter[str]) -> None:
@@ -153,8 +156,8 @@ def test_one_crash_a_turn_and_moves_only_on_controlled_industries_in_random_matc
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(1500)  # about 5 minutes on a quiet 2-core box; twice that beside another busy test process
-def test_one_crash_a_turn_and_moves_only_on_controlled_industries_in_16000_random_matches() -> None:
+@pytest.mark.timeout(900)  # about 80 s on a quiet 2-core box; twice that beside another busy test process
+def test_one_crash_a_turn_and_moves_only_on_controlled_industries_in_4000_random_matches() -> None:
     seen = _play_crash_cases(CRASH_MATCHES_SLOW, contract_checks=False)
     for timing in (True, False):
-        assert seen[timing]["left_above_the_limit"] > 100, seen
+        assert seen[timing]["left_above_the_limit"] > 25, seen
