@@ -11,7 +11,8 @@ Layers, lowest first; a module may import its own layer and the ones below, neve
    ``services.redis_binary`` (which redis-server to start)
    (``services.settings`` below ``services.pipeline``: the pipeline reads settings, never the reverse);
 3. what uses the pipeline: ``services.bots``, ``services.replay``, ``services.chat``, ``services.client``,
-   ``services.archive``, ``services.gateway``, ``services.web`` (the page the gateway serves);
+   ``services.archive``, ``services.gateway``, ``services.web`` (the page the gateway serves), ``services.ratings``
+   and ``services.readmodels`` (the read-model kit);
 4. the entry points that tie it all together: ``services.cli``, ``services.bench``, ``services.stack``,
    ``services.chaos``.
 
@@ -37,7 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("services.pipeline", "services.settings", "services.keys", "services.logs", "services.metrics",
      "services.health", "services.faults", "services.redis_binary"),
     ("services.bots", "services.replay", "services.chat", "services.client", "services.archive",
-     "services.gateway", "services.web", "services.ratings"),
+     "services.gateway", "services.web", "services.ratings", "services.readmodels"),
     ("services.cli", "services.bench", "services.stack", "services.chaos"),
 )
 LAYER_NAMES = ("schemas", "games", "pipeline", "clients and tools", "entry points")

@@ -51,7 +51,7 @@ from services.keys import Keys
 from services.logs import get_logger
 from services.pipeline.redis_backend import _meta_from
 from services.pipeline.redis_streams import entries_of, text
-from services.ratings.players import link_fields, links_from
+from services.readmodels.sources import link_fields, links_from
 from services.replay.files import LogFileError, MatchLog, jsonl_lines, public_meta
 from services.settings import Settings
 

@@ -50,14 +50,14 @@ def cmd_ratings(args: argparse.Namespace) -> int:
     from services import metrics
     from services.health import Health, redis_group_check, serve
     from services.keys import RATINGS_GROUP
-    from services.ratings.projector import RatingsProjector
+    from services.ratings.projector import ratings_projector
 
     metrics.serve(settings.metrics_port)
     r = _when_ready(settings, connect)
     consumer = args.consumer or f"{socket.gethostname()}-{os.getpid()}"
-    projector = RatingsProjector(r, settings.keys, consumer, block_ms=settings.block_ms,
-                                 claim_idle_ms=settings.claim_idle_ms, claim_every_s=settings.claim_every_s,
-                                 sweep_every_s=args.sweep_every_s)
+    projector = ratings_projector(r, settings.keys, consumer, block_ms=settings.block_ms,
+                                  claim_idle_ms=settings.claim_idle_ms, claim_every_s=settings.claim_every_s,
+                                  sweep_every_s=args.sweep_every_s)
     feeds = [settings.keys.feed(p) for p in range(settings.partitions)]
     health = Health(redis_group_check(r, feeds, RATINGS_GROUP),
                     stale_after_s=max(settings.health_stale_s, args.sweep_every_s * 3))

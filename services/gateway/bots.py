@@ -32,7 +32,7 @@ from services.gateway.shared_limits import Limit
 from services.gateway.wire import Refused, encode, read_body
 from services.logs import get_logger
 from services.pipeline.redis_streams import text
-from services.ratings.players import link_fields, links_from
+from services.readmodels.sources import link_fields, links_from
 
 log = get_logger("gateway")
 MatchId = Annotated[str, PathParam(pattern=MATCH_ID)]

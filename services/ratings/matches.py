@@ -1,7 +1,6 @@
-"""A finished match as the ladder sees it, from Redis or from its archive file: the same
-:class:`~services.ratings.ladder.RatedMatch` either way (the links come from the seat-players hash in Redis, or
-from the archive file's header, which the archiver copies them into; the outcome from folding the game's
-``evolve`` over the log)."""
+"""A finished match as the ladder sees it: the read-model kit's :class:`~services.readmodels.sources.FinishedMatch`
+(from Redis or from its archive file: the same either way) turned into a
+:class:`~services.ratings.ladder.RatedMatch` (the outcome from folding the game's ``evolve`` over the log)."""
 
 from __future__ import annotations
 
@@ -15,8 +14,7 @@ from services.games.clock import match_game
 from services.keys import Keys
 from services.pipeline.states import to_event
 from services.ratings.ladder import RatedMatch, linked_players, rated_match
-from services.ratings.store import match_links, read_log, read_meta
-from services.replay.files import MatchLog
+from services.readmodels.sources import FinishedMatch, from_redis
 
 
 def outcome_of(game_name: str, events: Sequence[EventEnvelope]) -> Outcome | None:
@@ -27,28 +25,15 @@ def outcome_of(game_name: str, events: Sequence[EventEnvelope]) -> Outcome | Non
     return game.outcome(state)
 
 
-def from_redis(r: redis.Redis, keys: Keys, match_id: str) -> RatedMatch | None:
-    """The finished match ``match_id`` in Redis; None when it is not rated (or not there, or not finished)."""
-    meta = read_meta(r, keys, match_id)
-    if meta is None or meta.status != "finished":
+def to_rated(match: FinishedMatch) -> RatedMatch | None:
+    """The match as the ladder records it; None when it is not rated (fewer than 2 linked players, no outcome)."""
+    if not linked_players(match.links):
         return None
-    links, created = match_links(r, keys, match_id, meta.seats)
-    if not linked_players(links):
-        return None
-    outcome = outcome_of(meta.game, read_log(r, keys, match_id, meta.game))
-    return rated_match(match_id, meta.game, created, links, outcome)
+    return rated_match(match.meta.match_id, match.meta.game, match.created_ms, match.links,
+                       outcome_of(match.meta.game, match.events))
 
 
-def from_archive(r: redis.Redis, keys: Keys, log: MatchLog) -> RatedMatch | None:
-    """An archived match (header and log from its file); None when it is not rated. The links and the creation
-    time come from the file's header (``players``, ``created_ms``: the archiver writes them); a file from before
-    headers carried them falls back to the partition's seat-players hash in Redis."""
-    if log.meta is None:
-        return None
-    if log.meta.players:
-        links, created = dict(log.meta.players), log.meta.created_ms or 0
-    else:
-        links, created = match_links(r, keys, log.meta.match_id, log.meta.seats)
-    if not linked_players(links):
-        return None
-    return rated_match(log.meta.match_id, log.meta.game, created, links, outcome_of(log.meta.game, log.events))
+def rated(r: redis.Redis, keys: Keys, match_id: str) -> RatedMatch | None:
+    """The finished match ``match_id`` in Redis, rated; None when it is not rated (or not there, or not finished)."""
+    found = from_redis(r, keys, match_id)
+    return to_rated(found) if found is not None else None

@@ -76,18 +76,6 @@ def key_is_players(record: Mapping[str, Any] | None, api_key_hash: str) -> bool:
     return bool(record.get("key", api_key_hash) == api_key_hash)
 
 
-def link_fields(match_id: str, seats: int) -> list[str]:
-    """The ``seat-players`` fields to HMGET for a match's links: one per seat, then its creation time."""
-    return [f"{match_id}.{seat}" for seat in range(seats)] + [f"{match_id}.created"]
-
-
-def links_from(values: list[Any]) -> tuple[dict[int, str], int]:
-    """The HMGET reply of :func:`link_fields` as (seat -> player, created ms)."""
-    *seats, created = values
-    links = {seat: _text(v) for seat, v in enumerate(seats) if v is not None}
-    return links, int(created) if created is not None else 0
-
-
 def reservations(meta_hash: Mapping[bytes, bytes]) -> dict[int, str]:
     return {int(k[len(RESERVE):]): _text(v) for k, v in meta_hash.items() if k.startswith(RESERVE.encode())}
 

@@ -15,22 +15,17 @@ once therefore both write the same thing, and one that read an older set loses a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any, cast
 
 import redis
 
 from schemas.codec import pack_obj, unpack_obj
-from schemas.envelopes import EventEnvelope, MatchMeta
-from schemas.logentry import Cause, load_slice
 from services import metrics
 from services.keys import Keys
-from services.pipeline.redis_backend import _meta_from
-from services.pipeline.redis_streams import entries_of, text
-from services.ratings.ladder import Ladder, RatedMatch, fold, linked_players
-from services.ratings.players import link_fields, links_from
+from services.pipeline.redis_streams import text
+from services.ratings.ladder import Ladder, RatedMatch, fold
 
-LOG_PAGE = 1000
 PUBLISH_TRIES = 20
 
 PUBLISH = """#!lua
@@ -148,51 +143,4 @@ class RatingsStore:
         return out
 
 
-# -- reading a finished match from Redis ---------------------------------------------------------
-def match_links(r: redis.Redis, keys: Keys, match_id: str, seats: int) -> tuple[dict[int, str], int]:
-    """The match's seat -> player links and its creation time (ms), from the partition's seat-players hash."""
-    values = cast(list[Any], r.hmget(keys.seat_players(keys.partition(match_id)), link_fields(match_id, seats)))
-    return links_from(values)
-
-
-def read_meta(r: redis.Redis, keys: Keys, match_id: str) -> MatchMeta | None:
-    h = r.hgetall(keys.meta(match_id))
-    return _meta_from(h) if h else None
-
-
-def read_log(r: redis.Redis, keys: Keys, match_id: str, game: str) -> list[EventEnvelope]:
-    """The match's whole log, page by page (as the archiver reads it)."""
-    events: list[EventEnvelope] = []
-    cause: Cause | None = None
-    while True:
-        entries = entries_of(r.xrange(keys.log(match_id), min=f"{len(events) + 1}-0", count=LOG_PAGE))
-        page, cause = load_slice(match_id, entries, game, cause)
-        events.extend(page)
-        if len(entries) < LOG_PAGE:
-            return events
-
-
-def finished_ids(r: redis.Redis, keys: Keys, page: int = 1000) -> Iterator[tuple[int, list[str]]]:
-    """Each partition's finished match ids, a page at a time: (partition, ids)."""
-    for partition in range(keys.partitions):
-        offset = 0
-        while True:
-            ids = [text(m) for m in cast(list[bytes], r.zrange(keys.matches(partition, "finished"),
-                                                               offset, offset + page - 1))]
-            if ids:
-                yield partition, ids
-            if len(ids) < page:
-                break
-            offset += page
-
-
-def rated_candidates(r: redis.Redis, keys: Keys, partition: int, ids: list[str]) -> list[str]:
-    """Those of ``ids`` (one partition) with at least one seat linked to a player (one round trip)."""
-    pipe = r.pipeline(transaction=False)
-    for match_id in ids:
-        pipe.hexists(keys.seat_players(partition), f"{match_id}.created")
-    return [m for m, linked in zip(ids, pipe.execute(), strict=True) if linked]
-
-
-__all__ = ["Conflict", "RatingsStore", "finished_ids", "linked_players", "match_links", "rated_candidates",
-           "read_log", "read_meta"]
+__all__ = ["Conflict", "RatingsStore"]

@@ -16,7 +16,7 @@ from schemas.clock import FORFEITED, TIMED_OUT
 from services.bots.base import RandomBot
 from services.gateway.app import create_app
 from services.pipeline.redis_local import LocalServices
-from services.ratings.matches import from_redis
+from services.ratings.matches import rated as rated_in_redis
 from services.ratings.players import API_KEY_HEADER
 from services.settings import Settings
 from tests.ratings.conftest import register
@@ -86,7 +86,7 @@ def test_an_arena_match_whose_bot_dies_ends_by_forfeit_and_is_rated(gateway: Tes
     assert log[-1]["type"] == FORFEITED and log[-1]["body"]["seat"] == bob_seat
     assert record["outcome"]["detail"] == {"forfeited": [bob_seat], "reason": "timeouts"}
     assert record["outcome"]["winners"] == [ann_seat]
-    rated = from_redis(r, settings.keys, match_id)
+    rated = rated_in_redis(r, settings.keys, match_id)
     assert rated is not None
     assert {p.player: (p.rank, p.won) for p in rated.placings} == {"ann": (0, True), "bob": (1, False)}
 

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from services.archive.archiver import Archiver
 from services.archive.files import archive_path, read_archive
 from services.keys import RATINGS_GROUP
-from services.ratings.projector import RatingsProjector
+from services.ratings.projector import RatingsModel, ratings_projector
 from services.ratings.rebuild import rebuild
 from services.ratings.store import RatingsStore
 from services.settings import Settings
@@ -93,7 +93,9 @@ def test_rated_exactly_once_under_redelivery(gateway: TestClient, r: redis.Redis
     keys = {name: register(gateway, name) for name in ("strong", "rand1")}
     procs += [spawn(settings, "worker"), spawn(settings, "projector")]
     match_id = play(gateway, keys, rng)
-    projector = RatingsProjector(r, settings.keys, "one", block_ms=10, claim_idle_ms=0, sweep_every_s=0)
+    projector = ratings_projector(r, settings.keys, "one", block_ms=10, claim_idle_ms=0, sweep_every_s=0)
+    model = projector.model
+    assert isinstance(model, RatingsModel)
     store = RatingsStore(r, settings.keys)
     projector.run_once(block_ms=10)  # reads the feed but is "killed" before acknowledging:
     r.delete(settings.keys.ratings("nim:standings"))
@@ -102,9 +104,9 @@ def test_rated_exactly_once_under_redelivery(gateway: TestClient, r: redis.Redis
     for p in range(settings.partitions):
         r.xgroup_setid(settings.keys.feed(p), RATINGS_GROUP, "0")
     assert projector.run_once(block_ms=10) > 0
-    projector.rate([match_id] * 3)
-    projector.sweep()
-    projector.sweep()
+    model.rate([match_id] * 3)
+    model.sweep()
+    model.sweep()
     assert [m.match_id for m in store.matches("nim")] == [match_id]
     assert [row["games"] for row in store.standings("nim")] == [1, 1]
     assert len(store.history("nim", "strong")) == 1
