@@ -22,6 +22,10 @@ accepts is described by some choice; the shared conformance suite checks both on
 - ``subset``: a list of distinct items of ``items`` (kept in their listed order), ``min`` to ``max``
   of them.
 - ``order``: a list holding every one of ``items`` exactly once, in any order.
+- ``text``: any string of ``min_length`` .. ``max_length`` characters (a note, a name, a taunt); with
+  ``optional`` the field may also be left out of the body. Its values are too many to list: ``count`` says
+  :data:`TEXT_COUNT` and ``bodies`` gives the field left out (if optional), then strings of a small alphabet
+  shortest first; ``covers`` is exact.
 
 A choice with no free fields is one command. A body is the choice's ``body`` with each free field
 set to one of its values. This module is pure and depends on nothing but the standard library and
@@ -84,7 +88,18 @@ class Order(_Free):
     items: list[Any]
 
 
-Free = Annotated[IntRange | OneOf | Counts | Multiset | Subset | Order, Field(discriminator="kind")]
+class Text(_Free):
+    kind: Literal["text"] = "text"
+    min_length: int = Field(default=0, ge=0)
+    max_length: int = Field(ge=0, description="The most characters (Unicode code points).")
+    optional: bool = Field(default=False, description="The field may be left out of the body.")
+
+
+Free = Annotated[IntRange | OneOf | Counts | Multiset | Subset | Order | Text, Field(discriminator="kind")]
+TEXT_COUNT = 2**31 - 1  # what a text field counts for: too many to list, a number every client can hold
+TEXT_ALPHABET = "ab"  # the strings ``bodies`` walks through (a text field is described, never listed)
+TEXT_SAMPLE = "abcdefghijklmnopqrstuvwxyz ABCXYZ0123456789!?.,-éü€😀"  # what ``sample`` draws from
+_ABSENT = object()  # an optional field left out of the body
 
 
 class Choice(BaseModel):
@@ -134,7 +149,7 @@ class Choice(BaseModel):
         names = list(self.free)
         product = _lazy_product([lambda n=n: _values(self.free[n]) for n in names])
         for values in itertools.islice(product, limit):
-            yield {**self.body, **dict(zip(names, values, strict=True))}
+            yield _body(self.body, names, values)
 
     def spread(self, limit: int) -> list[Body]:
         """Every body when there are at most ``limit``, else ``limit`` spread over the range (each free
@@ -147,8 +162,10 @@ class Choice(BaseModel):
         return list(memo[key])
 
     def sample(self, rng: random.Random) -> Body:
-        """One of this choice's bodies, each free field drawn uniformly from its values."""
-        return {**self.body, **{n: _sample(spec, rng) for n, spec in self.free.items()}}
+        """One of this choice's bodies, each free field drawn uniformly from its values (a text field: its
+        length uniformly, then its characters; an optional one left out one time in four)."""
+        names = list(self.free)
+        return _body(self.body, names, [_sample(self.free[n], rng) for n in names])
 
     def covers(self, command_type: str, body: Mapping[str, Any]) -> bool:
         """Whether ``(command_type, body)`` is one of this choice's commands.
@@ -156,11 +173,14 @@ class Choice(BaseModel):
         Exact, as the games read a body (strictly: no coercion): each value must be of the JSON type of
         what the choice gives, all the way down: ``True`` is not ``1``, ``1.0`` is not ``1``, ``"1"`` is
         not ``1``; a list is a ``list`` and a map (the body too) a ``dict`` (see :func:`same`)."""
-        if command_type != self.type or not isinstance(body, dict) or set(body) != set(self.body) | set(self.free):
+        if command_type != self.type or not isinstance(body, dict):
+            return False
+        required = set(self.body) | {n for n, spec in self.free.items() if not _optional(spec)}
+        if not required <= set(body) <= set(self.body) | set(self.free):
             return False
         if not all(same(body[k], v) for k, v in self.body.items()):
             return False
-        return all(_contains(spec, body[name]) for name, spec in self.free.items())
+        return all(_contains(spec, body[name]) for name, spec in self.free.items() if name in body)
 
 
 def choices_from_wire(items: Iterable[Mapping[str, Any]]) -> list[Choice]:
@@ -199,6 +219,15 @@ def concrete(choices: Iterable[Choice], per_type: int = 48) -> list[tuple[str, B
     return out
 
 
+def _body(fixed: Body, names: list[str], values: Sequence[Any]) -> Body:
+    """The fixed fields and each free one set (an optional field drawn as left out is left out)."""
+    return {**fixed, **{n: v for n, v in zip(names, values, strict=True) if v is not _ABSENT}}
+
+
+def _optional(spec: Any) -> bool:
+    return isinstance(spec, Text) and spec.optional
+
+
 def _lazy_product(makers: list[Any]) -> Iterator[tuple[Any, ...]]:
     """``itertools.product`` without materialising every factor first (a factor may be huge)."""
     if not makers:
@@ -221,6 +250,8 @@ def _count(spec: Any) -> int:
         return _count_totals(tuple(spec.max.values()), spec.min_total, spec.max_total)
     if isinstance(spec, Subset):
         return sum(math.comb(len(spec.items), k) for k in range(spec.min, min(spec.max, len(spec.items)) + 1))
+    if isinstance(spec, Text):
+        return TEXT_COUNT if spec.min_length <= spec.max_length else int(spec.optional)
     return math.factorial(len(spec.items))
 
 
@@ -238,9 +269,21 @@ def _values(spec: Any) -> Iterator[Any]:
         for k in range(spec.min, min(spec.max, len(spec.items)) + 1):
             for combo in itertools.combinations(spec.items, k):
                 yield list(combo)
+    elif isinstance(spec, Text):
+        yield from _texts(spec)
     else:
         for perm in itertools.permutations(spec.items):
             yield list(perm)
+
+
+def _texts(spec: Text) -> Iterator[Any]:
+    """Left out (if optional), then every string of :data:`TEXT_ALPHABET`, shortest first (a sample of the
+    values, lazily: there are too many to list)."""
+    if spec.optional:
+        yield _ABSENT
+    for n in range(spec.min_length, spec.max_length + 1):
+        for letters in itertools.product(TEXT_ALPHABET, repeat=n):
+            yield "".join(letters)
 
 
 def _as_list(counts: Mapping[str, int]) -> list[str]:
@@ -349,6 +392,8 @@ def _contains(spec: Any, value: Any) -> bool:
             return False
         held = Counter(value)
         return all(n <= spec.max[k] for k, n in held.items()) and spec.min_total <= len(value) <= spec.max_total
+    if isinstance(spec, Text):
+        return isinstance(value, str) and spec.min_length <= len(value) <= spec.max_length
     if isinstance(spec, Subset):
         if not isinstance(value, list) or not spec.min <= len(value) <= spec.max:
             return False
@@ -380,6 +425,10 @@ def _sample(spec: Any, rng: random.Random) -> Any:
         k = rng.choices(sizes, weights)[0]
         picked = set(rng.sample(range(len(spec.items)), k))
         return [item for i, item in enumerate(spec.items) if i in picked]
+    if isinstance(spec, Text):
+        if spec.optional and (spec.min_length > spec.max_length or rng.random() < 0.25):
+            return _ABSENT
+        return "".join(rng.choice(TEXT_SAMPLE) for _ in range(rng.randint(spec.min_length, spec.max_length)))
     items = list(spec.items)
     rng.shuffle(items)
     return items
@@ -390,7 +439,7 @@ def _spread(choice: Choice, limit: int) -> list[Body]:
     combined (lazily: only as many values of each field are worked out as the limit needs)."""
     names = list(choice.free)
     product = _lazy_product([lambda n=n: _spread_values(choice.free[n]) for n in names])
-    return [{**choice.body, **dict(zip(names, values, strict=True))} for values in itertools.islice(product, limit)]
+    return [_body(choice.body, names, values) for values in itertools.islice(product, limit)]
 
 
 def _spread_values(spec: Any) -> Iterator[Any]:
@@ -401,8 +450,22 @@ def _spread_values(spec: Any) -> Iterator[Any]:
     elif isinstance(spec, Multiset):
         for counts in _spread_counts(spec):
             yield _as_list({k: counts[k] for k in spec.max if k in counts})
+    elif isinstance(spec, Text):
+        yield from _spread_texts(spec)
     else:
         yield from itertools.islice(_values(spec), 12)
+
+
+def _spread_texts(spec: Text) -> Iterator[Any]:
+    """Left out (if optional), the shortest, a short word, and the longest."""
+    if spec.optional:
+        yield _ABSENT
+    seen: list[str] = []
+    for n in sorted({spec.min_length, min(max(spec.min_length, 5), spec.max_length), spec.max_length}):
+        text = ("hello" * (n // 5 + 1))[:n]
+        if spec.min_length <= n <= spec.max_length and text not in seen:
+            seen.append(text)
+            yield text
 
 
 def _steps(low: int, high: int) -> list[int]:

@@ -58,6 +58,12 @@ function editor(name, spec) {
         get: () => spec.items.filter((_, i) => boxes[i].checked),
       };
     }
+    case 'text': {  // starts empty; an optional field left empty is left out
+      const input = el('input', { type: 'text', name, maxlength: spec.max_length, 'aria-label': words(name),
+                                  placeholder: spec.optional ? '(optional)' : '' });
+      return { node: el('span', { class: 'field' }, label, input),
+               get: () => (spec.optional && input.value === '' ? undefined : input.value) };
+    }
     case 'order': {
       const order = spec.items.map((_, i) => i);
       const list = el('ol', { class: 'order' });
@@ -87,7 +93,10 @@ export function controls(legal, send) {
       button, fixed ? el('span', {}, fixed) : null, free.map(([, ed]) => ed.node), why);
     button.addEventListener('click', async () => {
       const body = { ...choice.body };
-      for (const [name, ed] of free) body[name] = ed.get();
+      for (const [name, ed] of free) {
+        const value = ed.get();
+        if (value !== undefined) body[name] = value;  // (an optional field left empty is left out)
+      }
       why.textContent = '';
       for (const b of box.querySelectorAll('button.send')) b.disabled = true;
       try {

@@ -74,6 +74,11 @@ export function contains(spec, value) {
       }
       return true;
     }
+    case 'text': {  // lengths in code points, as the service counts them
+      if (typeof value !== 'string') return false;
+      const n = [...value].length;
+      return (spec.min_length ?? 0) <= n && n <= spec.max_length;
+    }
     case 'order': {
       if (!Array.isArray(value) || value.length !== spec.items.length) return false;
       const left = [...spec.items];  // every item once: each value takes one item it is the same as
@@ -96,9 +101,12 @@ export function covers(choice, type, body) {
   const free = choice.free || {};
   const names = new Set([...Object.keys(fixed), ...Object.keys(free)]);
   const keys = Object.keys(body);
-  if (keys.length !== names.size || !keys.every((k) => names.has(k))) return false;
+  if (!keys.every((k) => names.has(k))) return false;
+  const optional = (spec) => spec.kind === 'text' && spec.optional === true;  // may be left out
+  if (!Object.keys(fixed).every((k) => Object.hasOwn(body, k))) return false;
+  if (!Object.entries(free).every(([k, spec]) => Object.hasOwn(body, k) || optional(spec))) return false;
   return Object.entries(fixed).every(([k, v]) => same(body[k], v)) &&
-    Object.entries(free).every(([k, spec]) => contains(spec, body[k]));
+    Object.entries(free).every(([k, spec]) => !Object.hasOwn(body, k) || contains(spec, body[k]));
 }
 
 /** Whether some choice of `legal` covers the command. */

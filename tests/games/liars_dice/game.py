@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from schemas.game_schemas import MATCH_ABANDONED
-from schemas.legal import Choice, IntRange
+from schemas.legal import Choice, IntRange, Text
 from services.bots.plugins import GamePlugin
 from services.games.abandon import abandoned_outcome
 from services.games.base import Body, Command, Event, Outcome
@@ -16,7 +16,16 @@ from services.games.kit import check_options
 from services.games.registration import Registration, TestParameters
 from services.games.skeleton import evolver, make_game, not_your_turn, prologue
 from services.games.tape import Tape
-from tests.games.liars_dice.schemas import COMMANDS, FACES, GAME_NAME, SCHEMAS, BidCommand, Options
+from tests.games.liars_dice.schemas import (
+    COMMANDS,
+    FACES,
+    GAME_NAME,
+    SAY_MAX,
+    SCHEMAS,
+    BidCommand,
+    CallCommand,
+    Options,
+)
 
 TITLE, MIN_SEATS, MAX_SEATS = "Liar's Dice", 2, 4
 Bid = tuple[int, int, int]  # seat, count, face
@@ -57,7 +66,8 @@ def decide(state: State, command: Command, rng: random.Random) -> list[Event]:
         raise IllegalMove("there is no bid to call yet")
     bidder, count, face = state.bid
     loser = seat if sum(d.count(face) for d in state.dice) >= count else bidder
-    tape.emit("Called", {"seat": seat, "dice": [list(d) for d in state.dice], "loser": loser})
+    said = {"say": cmd.say} if isinstance(cmd, CallCommand) and cmd.say else {}  # (a field added: old logs lack it)
+    tape.emit("Called", {"seat": seat, "dice": [list(d) for d in state.dice], "loser": loser, **said})
     if tape.state.ended is None:
         tape.extend(_rolls([len(d) for d in tape.state.dice], rng))
     return tape.events
@@ -133,7 +143,8 @@ def legal(state: State, seat: int) -> list[Choice]:
     choices = [Choice(type="bid", body={"face": face}, free={"count": IntRange(min=least, max=total)})
                for face in range(1, FACES + 1)
                if (least := low_count if face > low_face else low_count + 1) <= total]
-    return [*choices, Choice(type="call")] if state.bid else choices
+    call = Choice(type="call", free={"say": Text(max_length=SAY_MAX, optional=True)})
+    return [*choices, call] if state.bid else choices
 
 
 def outcome(state: State) -> Outcome | None:
@@ -162,7 +173,8 @@ def candidates(state: State, seat: int) -> list[tuple[str, dict[str, Any]]]:
     total = sum(map(len, state.dice))
     bids: list[tuple[str, dict[str, Any]]] = [("bid", {"count": c, "face": f})
                                               for c in range(total + 2) for f in range(FACES + 2)]
-    return [*bids, ("call", {}), ("call", {"now": True}), ("bid", {"count": "2", "face": 3}), ("bid", {}),
+    says = [("call", {"say": s}) for s in ("", "liar!", "é😀", "x" * SAY_MAX, "x" * (SAY_MAX + 1), None, 7, ["a"])]
+    return [*bids, ("call", {}), *says, ("call", {"now": True}), ("bid", {"count": "2", "face": 3}), ("bid", {}),
             ("bid", {"count": 1, "face": True}), ("raise", {})]
 
 

@@ -17,6 +17,7 @@ from schemas.game_schemas import (
 
 GAME_NAME = "liars-dice"
 FACES = 6
+SAY_MAX = 40
 
 
 class Options(BaseModel):
@@ -31,6 +32,8 @@ class BidCommand(CommandBody):
 
 class CallCommand(CommandBody):
     """The last bid is a lie: show every die."""
+
+    say: str = Field(default="", max_length=SAY_MAX, description="What the caller says, for the table (optional).")
 
 
 COMMANDS: dict[str, type[CommandBody]] = {"bid": BidCommand, "call": CallCommand}
@@ -58,6 +61,7 @@ class CalledEvent(Body):
     seat: int = Field(description="Who called the bid a lie.")
     dice: list[list[int]] = Field(description="Every seat's dice, shown.")
     loser: int
+    say: str = Field(default="", description="What the caller said (absent: nothing).")
 
 
 EVENTS = {"MatchStarted": MatchStartedEvent, MATCH_ABANDONED: MatchAbandonedEvent,

@@ -219,7 +219,7 @@ function randomCounts(spec, r) {
 }
 
 /** One command of a `legal` choice: its fixed body with each free field drawn at random
- * (the kinds of docs/gateway.md: int, one_of, counts, multiset, subset, order). */
+ * (the kinds of docs/gateway.md: int, one_of, counts, multiset, subset, order, text). */
 function expand(choice, r) {
   const body = { ...(choice.body || {}) };
   for (const [name, spec] of Object.entries(choice.free || {})) {
@@ -240,6 +240,10 @@ function expand(choice, r) {
       body[name] = cards; // any order names the same cards
     } else if (spec.kind === "counts") {
       body[name] = randomCounts(spec, r);
+    } else if (spec.kind === "text") {
+      if (spec.optional && r.int(4) === 0) continue; // an optional text may be left out
+      const n = (spec.min_length ?? 0) + r.int(spec.max_length - (spec.min_length ?? 0) + 1);
+      body[name] = Array.from({ length: n }, () => "abc xyz!é"[r.int(9)]).join("");
     } else fatal(`unknown free field kind ${spec.kind}`);
   }
   return { type: choice.type, body };
