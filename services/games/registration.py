@@ -13,7 +13,7 @@ conformance candidates, the secrecy perturber and the parameters of the whole-st
 ``game`` is optional (``upcasters``: a function registering the game's event upcasters,
 :mod:`schemas.upcast`): a bare game is played by random bots, in chat with the generic adapter, shown as its
 view's fields, and its secrecy is checked with a perturber drawn from its ``resample`` (a game with neither
-fails that test).
+fails that test). ``logs`` names the folder of the game's checked-in old match logs, which CI verifies forever.
 """
 
 from __future__ import annotations
@@ -81,6 +81,10 @@ class Registration:
     perturb: Perturb | None = None
     tests: TestParameters = field(default_factory=TestParameters)
     upcasters: Callable[[Upcasters], None] | None = None
+    logs: Path | None = None
+    """The folder of the game's checked-in match logs (``*.jsonl.gz``, as ``airship play --save-log`` writes and
+    the archive keeps them): kept forever, each read, replayed and verified by CI against the current code
+    (tests/conformance/test_old_logs.py), so a change that old matches no longer replay through fails."""
 
     @property
     def name(self) -> str:

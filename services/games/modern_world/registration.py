@@ -20,6 +20,7 @@ REGISTRATION = Registration(
     chat=ModernWorldAdapter(),
     board=render,
     web_board=Path(__file__).with_name("board.js"),
+    logs=Path(__file__).with_name("logs"),
     standing=standing,
     candidates=candidates,
     tests=TestParameters(seats=2, browser_bot="random", stack_steps=60, arena_matches=70, arena_stack_matches=3,

@@ -21,6 +21,7 @@ REGISTRATION = Registration(
     chat=ModerneZeitenAdapter(),
     board=render,
     web_board=Path(__file__).with_name("board.js"),
+    logs=Path(__file__).with_name("logs"),
     standing=standing,
     candidates=candidates,
     perturb=perturb,

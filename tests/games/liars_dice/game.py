@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from schemas.game_schemas import MATCH_ABANDONED
@@ -179,4 +180,4 @@ def candidates(state: State, seat: int) -> list[tuple[str, dict[str, Any]]]:
 
 
 REGISTRATION = Registration(game=GAME, schemas=SCHEMAS, bot=GamePlugin(GAME_NAME, resample=resample),
-                            candidates=candidates, tests=TestParameters(seats=3))
+                            candidates=candidates, tests=TestParameters(seats=3), logs=Path(__file__).with_name("logs"))
