@@ -25,7 +25,7 @@ play: install
 	$(BIN)/airship play --game $(GAME) --players $(PLAYERS) --seed $(SEED) $(if $(REDIS),--redis $(REDIS)) $(ARGS)
 
 lint: install
-	$(BIN)/ruff check services schemas tests
+	$(BIN)/ruff check services schemas tests conftest.py
 	$(BIN)/mypy
 	$(BIN)/airship schemas check
 

@@ -16,7 +16,8 @@ Layers, lowest first; a module may import its own layer and the ones below, neve
 4. the entry points that tie it all together: ``services.cli``, ``services.bench``, ``services.stack``,
    ``services.chaos``.
 
-Every import counts, wherever it is written (inside a function, under ``TYPE_CHECKING``): a lazy import
+A game's own tests (``services/games/<game>/tests/``) stand outside the layers, as ``tests/`` does, and no code
+imports them. Every import counts, wherever it is written (inside a function, under ``TYPE_CHECKING``): a lazy import
 is still a dependency. A new top-level module or package under ``services/`` must be given a layer here.
 """
 
@@ -98,9 +99,19 @@ def imports_of(path: Path) -> list[Import]:
     return found
 
 
+def is_game_test(name: str) -> bool:
+    """``services.games.<game>.tests`` (or below): a game's own tests, kept in its folder (#31). Like ``tests/``
+    they stand outside the layers (they may import anything); nothing but tests may import them."""
+    parts = name.split(".")
+    return len(parts) >= 4 and parts[:2] == ["services", "games"] and parts[3] == "tests"
+
+
 def all_imports() -> list[Import]:
     files = sorted(p for package in PACKAGES for p in (ROOT / package).rglob("*.py"))
     return [imp for path in files for imp in imports_of(path)]
+
+
+EVERY_IMPORT = all_imports()
 
 
 def within(name: str, prefix: str) -> bool:
@@ -120,7 +131,7 @@ def is_ours(name: str) -> bool:
     return any(within(name, package) for package in PACKAGES)
 
 
-IMPORTS = all_imports()
+IMPORTS = [imp for imp in EVERY_IMPORT if not is_game_test(imp.module)]
 
 
 def report(violations: list[str]) -> str:
@@ -133,6 +144,12 @@ def test_the_imports_are_read() -> None:
     assert ("services.pipeline.decision", "services.games.rng") in targets
     assert ("services.cli", "services.cli.play") in targets  # from services.cli import play, ...
     assert len({imp.module for imp in IMPORTS}) > 100
+
+
+def test_no_code_imports_a_games_tests() -> None:
+    assert any(is_game_test(imp.module) for imp in EVERY_IMPORT)  # (they are read, then set apart)
+    violations = [f"{imp.where()}: {imp.module} imports {imp.target}" for imp in IMPORTS if is_game_test(imp.target)]
+    assert not violations, report(violations)
 
 
 def test_every_module_has_a_layer() -> None:

@@ -240,7 +240,7 @@ def test_the_adapter_is_registered() -> None:
 
 def test_open_choices_are_described_in_words_and_read_in_any_order() -> None:
     from services.games.mad_zeppelin.state import Phase
-    from tests.games.mad_zeppelin_helpers import act, table
+    from services.games.mad_zeppelin.tests.helpers import act, table
 
     state = table(2, traitors={0: ["captain", "geologist"], 1: ["taster", "lookout"]})
     captain, _ = act(state, 0, "play_traitor", traitor="captain")

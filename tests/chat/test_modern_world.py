@@ -21,10 +21,10 @@ from services.games.errors import IllegalMove
 from services.games.modern_world import GAME
 from services.games.modern_world.chat import ModernWorldAdapter, card_of, token_of
 from services.games.modern_world.state import Phase, State, Trade
+from services.games.modern_world.tests.helpers import auction, player, state, tokens
 from services.games.rng import derive_rng
 from services.replay.render import render_board
 from tests.chat import chat_helpers
-from tests.games.mw_helpers import auction, player, state, tokens
 
 MW = get_adapter("modern-world")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from services.games.errors import BadCommand
-from tests.games.moderne_zeiten_helpers import act, turn_state
+from services.games.moderne_zeiten.tests.helpers import act, turn_state
 
 
 @pytest.mark.parametrize("to", [[], {}, ["aviation"], {"aviation": 1}])

@@ -95,7 +95,7 @@ def canonical(state: State, seat: int) -> list[Choice]:
 def canonical_commands(state: State, seat: int) -> list[Command]:
     """``commands_of(canonical(state, seat), seat)``, built without the choice models: every choice here
     has at most 14 commands (``commands_of`` lists all of a choice up to 48), and this runs at every step
-    of a search bot's playouts. ``tests/games/test_mad_zeppelin_legal.py`` checks the two agree."""
+    of a search bot's playouts. ``services/games/mad_zeppelin/tests/test_legal.py`` checks the two agree."""
     return [Command(seat, option.type, body) for option in _options(state, seat, every=False)
             for body in option.bodies()]
 

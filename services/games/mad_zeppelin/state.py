@@ -5,7 +5,7 @@ Named tuples rather than frozen dataclasses: they are as immutable and compare b
 :func:`services.games.kit.fast_replace` makes it faster still. On the hottest paths (a card drawn, a
 Traitor played, the Search, the ability and the throw) evolve builds a ``Player`` or a ``Sequence`` by
 position, which costs about half a ``_replace``: a new field goes at the end, and those calls are
-reviewed (``tests/games/test_mad_zeppelin_legal.py`` pins the field order)."""
+reviewed (``services/games/mad_zeppelin/tests/test_legal.py`` pins the field order)."""
 
 from __future__ import annotations
 

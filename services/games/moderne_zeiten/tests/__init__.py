@@ -1,0 +1,1 @@
+"""Moderne Zeiten: the game's own tests (its rules, from the rule texts' examples; playouts; its bench)."""
