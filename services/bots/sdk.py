@@ -73,6 +73,9 @@ class SeatRunner:
         self.stats = SeatStats()
         self.final: ViewRecord | None = None
         self._attempt = (0, 0)  # (version, attempt) of the decision in hand
+        # the command chosen for it: a resend after a lost answer sends this one again, never a new choice under
+        # the same id (the gateway refuses a key reused for another command, 409 idempotency_key_reused)
+        self._choice: tuple[tuple[int, int], dict[str, Any]] | None = None
 
     max_attempts = 5
 
@@ -107,12 +110,17 @@ class SeatRunner:
 
     def answer(self, record: ViewRecord) -> CommandResult:
         """Ask the bot about ``record`` (a view of this seat that must act), send its command, wait for the
-        result. Answering the same version again (after a reconnect) reuses the command id, so the move is
-        made once; only a received rejection starts a new attempt, at most ``max_attempts`` per version."""
+        result. Answering the same version again (after a reconnect) sends the same command under the same id, so
+        the move is made once; only a received rejection starts a new attempt (a new choice, a new id), at most
+        ``max_attempts`` per version."""
         if self._attempt[0] != record.version:
             self._attempt = (record.version, 0)
-        choice = self.bot.choose(record.view, concrete_legal(record.legal))
-        self.stats.decisions += 1
+        if self._choice is not None and self._choice[0] == self._attempt:
+            choice = self._choice[1]  # the decision in hand, sent again after a lost answer: the same command
+        else:
+            choice = self.bot.choose(record.view, concrete_legal(record.legal))
+            self._choice = (self._attempt, choice)
+            self.stats.decisions += 1
         result = self.client.call(self.match_id, self.seat, self.credential, choice["type"],
                                   choice.get("body", {}), self.timeout_s,
                                   command_id=self.command_id(record.version, self._attempt[1]))

@@ -31,7 +31,7 @@ from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_streams import entries_of
 from services.pipeline.states import Loaded, to_event
 
-TOKEN = re.compile(rb"[A-Za-z0-9_-]{32,}")
+TOKEN = re.compile(rb"[A-Za-z0-9_-]{32,}")  # (credentials of 32 characters or more)
 
 
 @dataclass
@@ -142,10 +142,15 @@ def _leaks(backend: RedisBackend, credentials: set[str], log_files: Iterable[Pat
         else:
             blobs = [r.dump(key) or b""]
         for blob in blobs:
-            seen.update(tokens_in(blob) & wanted)
+            seen.update(_found(blob, wanted))
     for path in log_files:
-        seen.update(tokens_in(path.read_bytes()) & wanted)
+        seen.update(_found(path.read_bytes(), wanted))
     return len(seen)
+
+
+def _found(data: bytes, wanted: set[bytes]) -> set[bytes]:
+    """Those of ``wanted`` (credentials, of one length or several) in ``data``."""
+    return {hit for size in {len(w) for w in wanted} for hit in tokens_in(data, size) & wanted}
 
 
 def tokens_in(data: bytes, size: int = 32) -> set[bytes]:

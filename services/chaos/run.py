@@ -70,6 +70,7 @@ class ChaosReport:
     seconds: float
     findings: Findings
     errors: list[str] = field(default_factory=list)
+    process_kills: dict[str, int] = field(default_factory=dict)  # --stack: SIGKILLs by service (restarted each)
 
     @property
     def violations(self) -> int:
@@ -181,8 +182,8 @@ def _run(opts: ChaosOptions, base: Settings, tmp: Path, server: OwnRedis | None,
             faults.stop()
     seconds = time.monotonic() - started
     try:
-        _await_results(backend, set(ledger.sent), opts.timeout_s)
-        _await_projector(backend, [r.match_id for r in runs], opts.timeout_s)
+        await_results(backend, set(ledger.sent), opts.timeout_s)
+        await_projector(backend, [r.match_id for r in runs], opts.timeout_s)
         crashed = len(fleet.crashed())
     finally:
         fleet.stop()
@@ -205,7 +206,7 @@ def _run(opts: ChaosOptions, base: Settings, tmp: Path, server: OwnRedis | None,
                        + (faults.counts.errors if faults else []))
 
 
-def _await_results(backend: RedisBackend, sent: set[tuple[str, str]], timeout_s: float) -> None:
+def await_results(backend: RedisBackend, sent: set[tuple[str, str]], timeout_s: float) -> None:
     """Until every command the service took (XADD answered) has a recorded result, or the time is up: a
     command still pending with a killed worker is claimed by another only after the claim timeout, which
     can be after its match ended (the check then reports what is still missing as lost)."""
@@ -219,7 +220,7 @@ def _await_results(backend: RedisBackend, sent: set[tuple[str, str]], timeout_s:
             time.sleep(0.1)
 
 
-def _await_projector(backend: RedisBackend, match_ids: list[str], timeout_s: float) -> None:
+def await_projector(backend: RedisBackend, match_ids: list[str], timeout_s: float) -> None:
     """Until every match's public view reflects its whole log (or the time is up: the check reports it)."""
     deadline = time.monotonic() + timeout_s
     for match_id in match_ids:
@@ -241,6 +242,8 @@ ROWS: list[tuple[str, Callable[[ChaosReport], object]]] = [
     ("results received", lambda r: f"{r.results_received} ({r.accepted} accepted, {r.rejected} rejected)"),
     ("events checked", lambda r: r.findings.events_checked),
     ("workers killed (SIGKILL)", lambda r: r.worker_kills),
+    ("processes killed (SIGKILL), by service",
+     lambda r: ", ".join(f"{k} {n}" for k, n in sorted(r.process_kills.items())) or "-"),
     ("Redis restarts", lambda r: r.redis_restarts),
     ("cluster slots moved during play", lambda r: r.slots_moved),
     ("cluster masters killed (replica promoted)", lambda r: r.failovers),

@@ -344,6 +344,11 @@ def _signal_group(proc: Running, sig: signal.Signals) -> None:
         pass
 
 
+def kill(proc: Running) -> None:
+    """SIGKILL a process's whole group, as an OOM kill or a node loss would (chaos: ``airship chaos --stack``)."""
+    _signal_group(proc, signal.SIGKILL)
+
+
 def _gone(proc: Running) -> bool:
     return not proc.alive() and not (Path("/proc").is_dir() and group_members(proc.pid))
 

@@ -76,6 +76,42 @@ def test_reconnecting_bots_neither_lose_nor_repeat_a_decision(service: MemoryBac
     assert not rejected, rejected
 
 
+class TakenNotAppliedClient(Client):
+    """Every third command is taken by the service, as the gateway takes it (its key and its command recorded),
+    and the connection drops before it is published, as if the worker that would apply it had died: the view does
+    not move, so the seat answers the same version again. Like the gateway, an id sent again must carry the same
+    command (409 idempotency_key_reused otherwise)."""
+
+    taken: dict[str, tuple[str, Any]] = {}
+
+    def __init__(self, backend: MemoryBackend) -> None:
+        super().__init__(backend, poll_ms=20)
+        self.calls = 0
+
+    def call(self, match_id: str, seat: int, credential: str | None, type: str, body: Any, timeout_s: float = 10.0,
+             command_id: str | None = None) -> Any:
+        first = self.taken.setdefault(f"{match_id}/{command_id}", (type, dict(body)))
+        assert first == (type, dict(body)), f"{command_id} sent again as another command: {first}, then {type} {body}"
+        self.calls += 1
+        if self.calls % 3 == 0:
+            raise ConnectionError("connection reset")
+        return super().call(match_id, seat, credential, type, body, timeout_s, command_id)
+
+
+def test_a_resend_after_a_lost_answer_is_the_same_command(service: MemoryBackend) -> None:
+    """A bot that would choose otherwise the second time (a random one) sends the command in hand again."""
+    client = Client(service, poll_ms=20)
+    TakenNotAppliedClient.taken = {}
+
+    def make(match_id: str, seat: int, credential: str) -> SeatRunner:
+        return SeatRunner(TakenNotAppliedClient(service), match_id, seat, credential, RandomBot(seat), timeout_s=10,
+                          reconnect=lambda: TakenNotAppliedClient(service))
+
+    _, runners = _play(client, make)
+    assert all(r.final is not None for r in runners), "a seat gave up (a key sent again as another command)"
+    assert sum(r.stats.reconnects for r in runners) >= 2
+
+
 def test_play_seat_joins_a_free_seat_and_plays_it_to_the_end(service: MemoryBackend) -> None:
     from services.bots.examples.greedy import Greedy
     from services.bots.sdk import play_seat
