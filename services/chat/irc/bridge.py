@@ -111,6 +111,7 @@ class IrcBridge:
         self._joined.clear()
         self._accounts.clear()
         self.tables.on_reconnect()
+        self.tables.me = connection.nick
         for channel in self._channels():
             connection.join(channel)
         self._connected.set()

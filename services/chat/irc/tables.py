@@ -170,6 +170,7 @@ class Tables:
         self.clock = clock
         self.abandon_idle_s = abandon_idle_s
         self.now_ms = now_ms
+        self.me = "airship"  # the bridge's nick (the bridge sets it on connecting): "/msg <me> ..." for secrets
         self.tables: dict[str, Table] = {}  # by channel, lower case
         self._boards = Cooldowns(board_every_s, clock)
         self._notices = Cooldowns(board_every_s, clock)  # one "not so often" notice per nick per period
@@ -212,7 +213,7 @@ class Tables:
     def _session(self, table: Table, record: SeatRecord) -> ChatSession:
         return ChatSession(self.client, table.match_id, record.seat, record.token, table.adapter, self.timeout_s,
                            feed="private", names=table.nick_of, greeting=False, game=table.game, seats=table.seats,
-                           now_ms=self.now_ms)
+                           now_ms=self.now_ms, private_to=lambda: f"/msg {self.me}")
 
     # -- people come and go ----------------------------------------------------------------------
     def on_join(self, channel: str, sender: Sender) -> list[Line]:
@@ -445,7 +446,9 @@ class Tables:
         if word in {"board", "view"} and (wait := self._boards.wait_s(f"board:{player.nick.lower()}")) > 0:
             return self._not_so_often(table, player.nick, f"You saw the board {self._boards.period_s - wait:.0f} s "
                                                           f"ago; ask again in {wait:.0f} s.")
-        answer = player.session.answer(table.seats_for_nicks(text))
+        answer = player.session.answer(table.seats_for_nicks(text), public=not private)
+        if answer.secret:  # a secret choice written in the channel: refused there, nothing of it repeated
+            return [Line(table.channel, f"{player.nick}: {x}", table.key, urgent=True) for x in answer.lines]
         lines = answer.lines
         if word in HELP_WORDS and self._tables_of(player.nick) > 1:
             lines = [*lines, f"You sit at more than one table: start a private command with the table, like "

@@ -10,7 +10,7 @@ from services.games.mad_zeppelin.board import render, standing
 from services.games.mad_zeppelin.bot import PLUGIN
 from services.games.mad_zeppelin.candidates import candidates
 from services.games.mad_zeppelin.chat import MadZeppelinAdapter
-from services.games.mad_zeppelin.schemas import SCHEMAS
+from services.games.mad_zeppelin.schemas import SCHEMAS, SECRET_COMMANDS
 from services.games.registration import Registration, TestParameters
 
 REGISTRATION = Registration(
@@ -22,6 +22,7 @@ REGISTRATION = Registration(
     web_board=Path(__file__).with_name("board.js"),
     standing=standing,
     candidates=candidates,
+    secret_commands=SECRET_COMMANDS,
     tests=TestParameters(seats=2, browser_bot="heuristic", arena_matches=100, arena_stack_matches=12,
                          heuristic_wins=0.9),
 )

@@ -10,7 +10,7 @@ from services.games.modern_world.board import render, standing
 from services.games.modern_world.bot import PLUGIN
 from services.games.modern_world.candidates import candidates
 from services.games.modern_world.chat import ModernWorldAdapter
-from services.games.modern_world.schemas import SCHEMAS
+from services.games.modern_world.schemas import SCHEMAS, SECRET_COMMANDS
 from services.games.registration import Registration, TestParameters
 
 REGISTRATION = Registration(
@@ -22,6 +22,7 @@ REGISTRATION = Registration(
     web_board=Path(__file__).with_name("board.js"),
     standing=standing,
     candidates=candidates,
+    secret_commands=SECRET_COMMANDS,
     tests=TestParameters(seats=2, browser_bot="random", stack_steps=60, arena_matches=70, arena_stack_matches=3,
                          heuristic_wins=0.9),
 )
