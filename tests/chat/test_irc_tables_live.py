@@ -1,19 +1,27 @@
 """Tables that hold (#33), end to end: a real IRC server (miniircd), the bridge, and the gateway with a worker and a
-projector as processes. A secret choice typed in a channel is refused there and never repeated."""
+projector as processes (and the service's bots process). A secret choice typed in a channel is refused there and
+never repeated; '!bots' gives a table's free seats to the service's bots, the match plays to the end, '!abandon'
+ends it in the service (the bots agree), and bots that never come are said and the table clears."""
 
 from __future__ import annotations
 
+import random
 import re
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from services.bots.server import BotHost, HostSettings
+from services.chat.irc import table_bots
 from services.chat.irc.bridge import BridgeSettings
+from services.chat.irc.seats import Sender
+from services.chat.irc.tables import Tables
 from services.client import GatewayClient
 from services.games.mad_zeppelin.data import NAME_OF
-from tests.chat.ircd import IrcPlayer, IrcServer
+from tests.chat.ircd import IrcPlayer, IrcServer, choose
 from tests.chat.test_irc_live import start_bridge, stop_bridge
 from tests.gateway.stack import GatewayStack, gateway_stack
 from tests.pipeline.redis_fixtures import redis_url
@@ -61,6 +69,18 @@ def wait_private(players: list[IrcPlayer], pattern: str, timeout_s: float = 15.0
     raise AssertionError(f"nobody was told /{pattern}/")
 
 
+def heard_in(person: IrcPlayer, channel: str, pattern: str, timeout_s: float = 15.0) -> str:
+    """A line of the bridge in ``channel`` that ``person`` received (now or within ``timeout_s``) matching ``pattern``
+    (lines may be joined: searched anywhere in a line)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found = [line for line in channel_lines(person, channel) if re.search(pattern, line)]
+        if found:
+            return found[0]
+        time.sleep(0.05)
+    raise AssertionError(f"{person.nick} never heard /{pattern}/ in {channel}")
+
+
 def channel_lines(person: IrcPlayer, channel: str, since: float = 0.0) -> list[str]:
     return [s.text for s in list(person.received) if s.sender == BRIDGE and s.target.lower() == channel
             and s.at >= since]
@@ -104,3 +124,126 @@ def test_a_secret_typed_in_the_channel_is_refused_there_and_never_repeated(
         for person in people:
             person.close()
 
+
+
+@pytest.fixture
+def service_bots(gateway_stack: GatewayStack) -> Iterator[BotHost]:
+    """The service's bots process (``airship bots``), on a thread beside the stack."""
+    host = BotHost(HostSettings(url=gateway_stack.url, poll_s=0.2))
+    thread = threading.Thread(target=host.run, daemon=True, name="bots")
+    thread.start()
+    yield host
+    host.stop()
+    thread.join(15)
+    host.close()
+
+
+def play_along(player: IrcPlayer, channel: str, until: str, seed: int, timeout_s: float = 60.0) -> list[str]:
+    """Answer every 'Legal now' the bridge tells ``player`` privately with a pick from it (in the channel), until a
+    line of the channel matches ``until``; the channel's lines."""
+    rng = random.Random(seed)
+    deadline = time.monotonic() + timeout_s
+    heard: list[str] = []
+    while time.monotonic() < deadline:
+        said = player.next_said(0.1)
+        if said is None or said.sender != BRIDGE:
+            continue
+        if said.target.lower() == channel:
+            heard.append(said.text)
+            if re.search(until, said.text):
+                return heard
+        elif "Legal now: " in said.text:
+            player.say(channel, choose(said.text, rng))
+    raise AssertionError(f"{player.nick} never heard /{until}/ in {channel}; heard {heard[-5:]}")
+
+
+def test_bots_fill_a_tables_free_seats_and_it_plays_to_the_end(
+        irc_server: IrcServer, gateway_stack: GatewayStack, service_bots: BotHost) -> None:
+    port = irc_server.port
+    bridge, thread = start_bridge(settings(port, ("#bots",)), gateway_stack.url)
+    ann = IrcPlayer(port, "ann")
+    ann.join("#bots")
+    try:
+        ann.say("#bots", "!new nim 3")
+        ann.wait_for(r"^New match of nim", sender=BRIDGE)
+        ann.say("#bots", "!bots")
+        ann.wait_for(r"^ann: only a seated player may give the free seats to bots", sender=BRIDGE)
+        ann.say("#bots", "!join 1")
+        ann.wait_for(r"^ann takes seat 1 ", sender=BRIDGE, keep_others=True)
+        ann.say("#bots", "!bots clever")
+        ann.wait_for(r"^ann: write '!bots' or '!bots <strength>' with one of random, heuristic, ismcts", sender=BRIDGE,
+                     keep_others=True)
+        ann.say("#bots", "!bots random")
+        ann.wait_for(r"^The service's random bots take the free seats: bot0 \(seat 0\), bot2 \(seat 2\)\.",
+                     sender=BRIDGE, keep_others=True)
+        heard_in(ann, "#bots", r"All seats taken: bot0, ann, bot2\. The match begins when the bots sit down")
+        ann.say("#bots", "!join")
+        ann.wait_for(r"^ann: you already sit here", sender=BRIDGE, keep_others=True)
+        heard = play_along(ann, "#bots", r"(^|\. )The match is over\. ", seed=7)
+        assert any(re.match(r"bot[02]\b", line) for line in heard), "the channel tells the bots' moves by name"
+        match_id = next(iter(bridge.tables.tables.values())).match_id
+        with GatewayClient(gateway_stack.url) as client:
+            summary = client.match(match_id)
+            assert summary.status == "finished" and not summary.abandoned
+        assert {held.seat for held in service_bots.held.values()} <= {0, 2}
+    finally:
+        stop_bridge(bridge, thread)
+        ann.close()
+
+
+def test_abandon_at_a_table_with_bots_ends_the_services_match(
+        irc_server: IrcServer, gateway_stack: GatewayStack, service_bots: BotHost) -> None:
+    port = irc_server.port
+    bridge, thread = start_bridge(settings(port, ("#quit",)), gateway_stack.url)
+    ann, bob = IrcPlayer(port, "ann"), IrcPlayer(port, "bob")
+    try:
+        for p in (ann, bob):
+            p.join("#quit")
+        ann.say("#quit", "!new nim 3")
+        ann.wait_for(r"^New match of nim", sender=BRIDGE)
+        ann.say("#quit", "!join 0")
+        bob.say("#quit", "!join 1")
+        ann.wait_for(r"^bob takes seat 1 ", sender=BRIDGE, keep_others=True)
+        bob.say("#quit", "!bots heuristic")
+        ann.wait_for(r"^The service's heuristic bots take the free seats: bot2 \(seat 2\)", sender=BRIDGE,
+                     keep_others=True)
+        table = next(iter(bridge.tables.tables.values()))
+        with GatewayClient(gateway_stack.url) as client:
+            deadline = time.monotonic() + 20
+            while client.match(table.match_id).status != "running":
+                assert time.monotonic() < deadline, "the bot sat down"
+                time.sleep(0.1)
+            ann.say("#quit", "!abandon")
+            ann.wait_for(r"^ann votes to end the match early \(ann agree\)\. It ends when bob agrees", sender=BRIDGE,
+                         keep_others=True)
+            bob.say("#quit", "!abandon")
+            ann.wait_for(r"^The match is abandoned by its players' agreement", sender=BRIDGE, keep_others=True)
+            summary = client.match(table.match_id)
+            assert summary.status == "finished" and summary.abandoned
+            assert client.log(table.match_id).events[-1].body["votes"] == [0, 1, 2]
+    finally:
+        stop_bridge(bridge, thread)
+        ann.close()
+        bob.close()
+
+
+def test_bots_that_never_come_are_said_and_the_table_clears(gateway_stack: GatewayStack) -> None:
+    """No bots process runs: the channel hears it after a while, and '!abandon' clears the table."""
+    ann = Sender("ann", "ann@h1")
+    clock = [1000.0]
+    with GatewayClient(gateway_stack.url) as client:
+        tables = Tables(client, timeout_s=10, clock=lambda: clock[0])
+        tables.on_channel("#b", ann, "!new nim 2")
+        tables.on_channel("#b", ann, "!join 0")
+        said = [x.text for x in tables.on_channel("#b", ann, "!bots random")]
+        assert said[0] == "The service's random bots take the free seats: bot1 (seat 1)."
+        assert "(seat 1, random)" in tables.on_channel("#b", ann, "!seats")[0].text
+        assert not any("have not sat down" in x.text for x in tables.poll())
+        clock[0] += table_bots.BOTS_LATE_S + 1
+        late = [x.text for x in tables.poll() if x.target == "#b"]
+        assert late == ["The service's bots have not sat down after 60 s (is 'airship bots' running?). '!abandon' "
+                        "clears the table."]
+        assert not any("have not sat down" in x.text for x in tables.poll())  # once
+        assert [x.text for x in tables.on_channel("#b", ann, "!abandon")] == [
+            "The table is cleared. '!new' starts another match."]
+        assert "#b" not in tables.tables

@@ -41,6 +41,7 @@ from schemas.gateway import ABANDON_IDLE_S, abandon_agreed, abandon_waiting_for
 from services.chat import clocks
 from services.chat.adapter import ChatAdapter, get_adapter
 from services.chat.chatform import ChatFormError, Shape, read_plain
+from services.chat.irc import table_bots
 from services.chat.irc.outbox import Cooldowns, Line
 from services.chat.irc.seats import (
     Sender,
@@ -76,7 +77,8 @@ TABLE_HELP = [
     f"A clock is optional: {clocks.CLOCK_EXAMPLES}; '30s/2' makes 2 timeouts in a row forfeit (3 if not said). "
     "When a player's time runs out, the service's bot plays for him; too many timeouts, or an empty bank, forfeit.",
     "'!abandon' votes to end the match early: it ends when the other players agree (or, if the players to move "
-    "stay silent for a while, when everybody else agrees).",
+    "stay silent for a while, when everybody else agrees). '!bots [random|heuristic|ismcts]' gives the free seats "
+    "to the service's bots (they agree to end early).",
     "Seated players play by writing commands here or to me privately, e.g. 'bid 5' or 'take 2'. 'help' (to me "
     "privately) lists your game's commands; '#channel command' picks the table when you sit at more than one.",
 ]
@@ -117,6 +119,8 @@ class Table:
     last_vote_s: float = 0.0
     clock_seen: dict[int, int] = field(default_factory=dict)  # seat -> the deadline of its decision seen last
     reminded: dict[int, int] = field(default_factory=dict)  # seat -> the deadline it was reminded of (or needs not)
+    bots: dict[int, str] = field(default_factory=dict)  # seat -> strength: seats given to the service's bots (!bots)
+    bots_since: float | None = None  # when the bots were asked for and have not sat down yet (monotonic s)
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)  # the poster's news vs votes
 
     @property
@@ -125,20 +129,21 @@ class Table:
 
     @property
     def full(self) -> bool:
-        return len(self.players) == self.seats
+        """Every seat is a player's or given to the service's bots."""
+        return len(self.players) + len(self.bots) == self.seats
 
     def player_of(self, sender: Sender) -> Player | None:
         return next((p for p in self.players.values() if is_seated(p.record, sender)), None)
 
     def nick_of(self, seat: int) -> str:
         player = self.players.get(seat)
-        return player.nick if player else f"seat {seat}"
+        return player.nick if player else bot_name(seat) if seat in self.bots else f"seat {seat}"
 
     def who(self, seat: int) -> str:
         """A seat for the channel: the nick, marked when the player is away."""
         player = self.players.get(seat)
         if player is None:
-            return f"seat {seat}"
+            return bot_name(seat) if seat in self.bots else f"seat {seat}"
         return f"{player.nick} (away)" if player.record.away else player.nick
 
     def seats_for_nicks(self, text: str) -> str:
@@ -155,7 +160,13 @@ class Table:
 
     def to_record(self) -> TableRecord:
         return TableRecord(self.channel, self.match_id, self.game, self.seats, self.shown,
-                           [p.record for _, p in sorted(self.players.items())], sorted(self.abandon_votes))
+                           [p.record for _, p in sorted(self.players.items())], sorted(self.abandon_votes),
+                           {str(s): kind for s, kind in sorted(self.bots.items())})
+
+
+def bot_name(seat: int) -> str:
+    """How the channel names a seat the service's bots play."""
+    return f"bot{seat}"
 
 
 class Tables:
@@ -185,7 +196,8 @@ class Tables:
     def _restore(self, store: TableStore) -> None:
         for saved in store.load():
             table = Table(saved.channel, saved.match_id, saved.game, saved.seats, get_adapter(saved.game),
-                          shown=saved.shown, abandon_votes=set(saved.abandon_votes))
+                          shown=saved.shown, abandon_votes=set(saved.abandon_votes),
+                          bots={int(s): kind for s, kind in saved.bots.items() if s.isdigit()})
             try:
                 if self.client.match(saved.match_id).abandoned:
                     continue
@@ -477,7 +489,8 @@ class Tables:
         word, _, rest = text.strip().partition(" ")
         handlers: dict[str, Callable[[str, Sender, list[str]], list[Line]]] = {
             "new": self._new, "join": self._join, "seats": self._seats, "who": self._seats, "board": self._board,
-            "games": self._games, "abandon": self._abandon, "help": self._help}
+            "games": self._games, "abandon": self._abandon, "help": self._help,
+            "bots": lambda c, s, a: table_bots.bots_command(self, c, s, a)}
         handler = handlers.get(word.lower())
         key = channel.lower()
         if handler is None:
@@ -596,7 +609,8 @@ class Tables:
         table = self.tables.get(key)
         if table is None:
             return [Line(channel, "No match here. '!new <game> <players>' starts one.", key)]
-        seats = ", ".join(f"{table.who(s)} (seat {s})" if s in table.players else f"seat {s} free"
+        seats = ", ".join(f"{table.who(s)} (seat {s})" if s in table.players else
+                          f"{table.who(s)} (seat {s}, {table.bots[s]})" if s in table.bots else f"seat {s} free"
                           for s in range(table.seats))
         state = "over" if table.finished else ("on" if table.full else "waiting for players")
         out = [Line(channel, f"{table.game} (match {table.match_id}, {state}): {seats}.", key)]
@@ -631,7 +645,8 @@ class Tables:
         if table is None:
             return [Line(channel, "No match here.", key)]
         player = table.player_of(sender)
-        if table.finished or (not table.full and (player is not None or not table.players)):
+        waiting_bots = table_bots.waiting_for_bots(self, table)
+        if table.finished or ((not table.full or waiting_bots) and (player is not None or not table.players)):
             del self.tables[key]  # an open table (or one over): whoever sits there, or anyone if nobody does
             self._save()
             return [Line(channel, "The table is cleared. '!new' starts another match.", key)]
@@ -687,6 +702,7 @@ class Tables:
             with table.lock:
                 if table.full and not table.finished:
                     try:
+                        out += table_bots.late_bots(self, table)
                         out += self._news(table)
                     except (Rejected, GatewayError, ConnectionError, Timeout) as e:
                         log.warning("table news failed", channel=table.channel, error=str(e))
