@@ -119,6 +119,7 @@ class ChatSession:
         self._private_shown: list[str] = []
         self._prompted_version: int | None = None
         self._reprompt = False
+        self._note: str | None = None  # said before the prompt told again (the bridge was away: write it again)
         self._lock = threading.RLock()
 
     @property
@@ -140,10 +141,12 @@ class ChatSession:
         """Something is owed to the seat even if the match did not move: its first news, or a prompt again."""
         return self._reprompt or self.shown_version is None
 
-    def reprompt(self) -> None:
-        """Tell the prompt again at the next :meth:`news` (a player came back, or the bridge did)."""
+    def reprompt(self, note: str | None = None) -> None:
+        """Tell the prompt again at the next :meth:`news` (a player came back, or the bridge did); ``note``, if
+        the seat has a prompt then, goes before it (``I was away...: write it again``)."""
         with self._lock:
             self._reprompt = True
+            self._note = note or self._note
 
     # -- text out --------------------------------------------------------------------------------
     def news(self, public: ViewRecord | None = None) -> News:
@@ -170,7 +173,9 @@ class ChatSession:
             if self._reprompt or (fresh and self._prompted_version != record.version):
                 news.prompt = self._prompt()
                 self._prompted_version = record.version
-            self._reprompt = False
+                if self._reprompt and self._note and news.prompt and self.legal:
+                    news.prompt.insert(0, self._note)
+            self._reprompt, self._note = False, None
             return News([self.named(x) for x in news.prompt], [self.named(x) for x in news.lines])
 
     def updates(self) -> list[str]:

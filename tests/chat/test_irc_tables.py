@@ -319,11 +319,15 @@ def test_tables_survive_a_restart_of_the_bridge(tmp_path: Path) -> None:
     again = tables(TableStore(path), embedded)  # a new bridge on the same store (and the same service)
     assert texts(again.on_channel("#t", "zed", "!seats"))[0].startswith("nim (match ")
     assert "ann (seat 0), bob (seat 1)" in texts(again.on_channel("#t", "zed", "!seats"))[0]
-    assert again.poll() == []  # nobody seen yet: nothing private goes out
+    back = again.poll()  # nobody seen yet: nothing private goes out; the channel hears the bridge was away, once
+    assert [(x.target, x.text) for x in back] == [("#t", "bob: I was away for a moment and heard nothing meanwhile; if "
+                                                          "you wrote your move then, write it again.")]
     again.on_seen("#t", BOB)
     again.on_seen("#t", ANN)
     news = again.poll()
+    assert texts(news, "bob")[-2].startswith("I was away for a moment (restarted"), "a move written then is lost"
     assert texts(news, "bob")[-1].startswith("Your move."), "the player to move is prompted again"
+    assert not [x for x in texts(news, "ann") if "away" in x], "the player not to move is not bothered"
     assert not texts(news, "#t"), "the channel was told already"
     assert texts(again.on_private(BOB, "take 1")) == ["OK: take n=1"]
     assert texts(again.poll(), "#t")[0].startswith("bob: Taken")

@@ -69,12 +69,12 @@ def wait_private(players: list[IrcPlayer], pattern: str, timeout_s: float = 15.0
     raise AssertionError(f"nobody was told /{pattern}/")
 
 
-def heard_in(person: IrcPlayer, channel: str, pattern: str, timeout_s: float = 15.0) -> str:
-    """A line of the bridge in ``channel`` that ``person`` received (now or within ``timeout_s``) matching ``pattern``
-    (lines may be joined: searched anywhere in a line)."""
+def heard_in(person: IrcPlayer, channel: str, pattern: str, timeout_s: float = 15.0, since: float = 0.0) -> str:
+    """A line of the bridge in ``channel`` (or to ``person`` privately: his nick) that ``person`` received (now or
+    within ``timeout_s``) matching ``pattern`` (lines may be joined: searched anywhere in a line)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        found = [line for line in channel_lines(person, channel) if re.search(pattern, line)]
+        found = [line for line in channel_lines(person, channel.lower(), since) if re.search(pattern, line)]
         if found:
             return found[0]
         time.sleep(0.05)
@@ -247,3 +247,43 @@ def test_bots_that_never_come_are_said_and_the_table_clears(gateway_stack: Gatew
         assert [x.text for x in tables.on_channel("#b", ann, "!abandon")] == [
             "The table is cleared. '!new' starts another match."]
         assert "#b" not in tables.tables
+
+
+def test_a_move_written_while_the_bridge_restarts_is_answered(
+        irc_server: IrcServer, gateway_stack: GatewayStack, tmp_path: Path) -> None:
+    """The bridge process stops, the player to move writes his move meanwhile (nobody hears it: IRC keeps no history),
+    a new bridge starts from the store: the channel and the player hear, nick first, that it was missed; written
+    again it plays, once."""
+    port = irc_server.port
+    config = settings(port, ("#back",), tmp_path / "tables.json")
+    bridge, thread = start_bridge(config, gateway_stack.url)
+    watcher = IrcPlayer(port, "spec")
+    watcher.join("#back")
+    players: list[IrcPlayer] = []
+    try:
+        players = seat(port, "#back", "nim", ["ann", "bob"], watcher)
+        mover, _ = wait_private(players, r"Your move\. Legal now: ")
+        match_id = next(iter(bridge.tables.tables.values())).match_id
+        stop_bridge(bridge, thread)
+        with GatewayClient(gateway_stack.url) as client:
+            version = client.match(match_id).version
+            mover.say("#back", "take 1")  # the bridge is away: lost
+            restarted_at = time.monotonic()
+            bridge, thread = start_bridge(config, gateway_stack.url)
+            heard_in(watcher, "#back", rf"(^|\. ){mover.nick}: I was away for a moment and heard nothing meanwhile; "
+                                       rf"if you wrote your move then, write it again\.")
+            heard_in(mover, mover.nick, r"I was away for a moment \(restarted, or cut off from the server\): "
+                                        r"anything you wrote to me meanwhile was lost\. If you wrote your move, write "
+                                        r"it again\. (\[#back\] )?Your move\. ", timeout_s=20)
+            assert client.match(match_id).version == version, "the lost line played nothing"
+            mover.say(BRIDGE, "take 1")
+            heard_in(mover, mover.nick, r"OK: take", since=restarted_at)
+            heard_in(watcher, "#back", rf"(^|\. ){mover.nick}: Taken", since=restarted_at)
+            assert client.match(match_id).version == version + 1
+        other = next(p for p in players if p is not mover)
+        assert not [s for s in other.received if s.at >= restarted_at and "I was away" in s.text
+                    and s.target == other.nick], "the player not to move is not bothered"
+    finally:
+        stop_bridge(bridge, thread)
+        for person in [watcher, *players]:
+            person.close()

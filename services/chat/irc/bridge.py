@@ -110,7 +110,7 @@ class IrcBridge:
         self.connections += 1
         self._joined.clear()
         self._accounts.clear()
-        self.tables.on_reconnect()
+        self.tables.on_reconnect(first=self.connections == 1)
         self.tables.me = connection.nick
         for channel in self._channels():
             connection.join(channel)

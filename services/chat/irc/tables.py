@@ -70,6 +70,8 @@ CLAIM_EVERY_S = 2.0  # after a wrong claim code, the next try from that user@hos
 MAX_FAILED_CLAIMS = 10_000
 REVOTE_EVERY_S = 15.0  # a pending abandon vote is put again this often (the timeout rule is judged on a vote)
 MAX_TALK_WORDS = 5  # a near-miss of a command is a short line
+AWAY_NOTE = "I was away for a moment (restarted, or cut off from the server): anything you wrote to me meanwhile " \
+            "was lost. If you wrote your move, write it again."
 
 TABLE_HELP = [
     "Tables: '!new <game> <players> [clock] [option=value ...]' sets up a match here, '!join [seat]' takes a seat, "
@@ -120,6 +122,7 @@ class Table:
     clock_seen: dict[int, int] = field(default_factory=dict)  # seat -> the deadline of its decision seen last
     reminded: dict[int, int] = field(default_factory=dict)  # seat -> the deadline it was reminded of (or needs not)
     bots: dict[int, str] = field(default_factory=dict)  # seat -> strength: seats given to the service's bots (!bots)
+    returned: bool = False  # the bridge came back (restarted, or connected again): those to move hear it once
     bots_since: float | None = None  # when the bots were asked for and have not sat down yet (monotonic s)
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)  # the poster's news vs votes
 
@@ -209,7 +212,8 @@ class Tables:
             for record in saved.players:
                 table.players[record.seat] = Player(record, self._session(table, record), False, False)
             for player in table.players.values():
-                player.session.reprompt()
+                player.session.reprompt(AWAY_NOTE)
+            table.returned = True
             self.tables[table.key] = table
         log.info("tables restored", tables=len(self.tables))
 
@@ -310,16 +314,32 @@ class Tables:
                 self._save()
             return out
 
-    def on_reconnect(self) -> None:
-        """The bridge's connection is new: everyone is prompted again once seen (the last prompt may be lost)."""
+    def on_reconnect(self, first: bool = False) -> None:
+        """The bridge's connection is new: everyone is prompted again once seen (the last prompt may be lost), and
+        unless it is the bridge's first connection, whoever is to move hears that what he wrote meanwhile was missed
+        (IRC keeps no history for the bridge to read back)."""
         with self._lock:
             for table in self.tables.values():
                 for player in table.players.values():
                     player.in_channel = player.present = False
+                    if not first:
+                        player.session.reprompt(AWAY_NOTE)
+                table.returned = table.returned or not first
 
     def channels(self) -> list[str]:
         with self._lock:
             return [t.channel for t in self.tables.values()]
+
+    def _back_line(self, table: Table, record: ViewRecord) -> list[Line]:
+        """Once after the bridge came back: the players to move, nick first, that a move written meanwhile was
+        missed."""
+        table.returned = False
+        to_act = [s for s in record.to_act if s in table.players]
+        if not to_act or record.finished:
+            return []
+        nicks = ", ".join(table.nick_of(s) for s in to_act)
+        return [Line(table.channel, f"{nicks}: I was away for a moment and heard nothing meanwhile; if you wrote your "
+                                    f"move then, write it again.", table.key, whole=True)]
 
     def _learn(self, player: Player, sender: Sender) -> None:
         """The player is on IRC now (prompted again if he was not known to be); keep the user@host he is seen
@@ -722,6 +742,8 @@ class Tables:
                     return ended
         moved = record.version > table.shown
         reminders = self._reminders(table, record)
+        if table.returned:
+            reminders = [*self._back_line(table, record), *reminders]
         if not moved and not any(p.session.wants_prompt and p.present for p in table.players.values()):
             return reminders
         channel = self._public_news(table, record) if moved else []
