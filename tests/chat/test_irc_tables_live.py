@@ -9,19 +9,22 @@ import random
 import re
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from services.bots.server import BotHost, HostSettings
+from services.chat.adapter import get_adapter
 from services.chat.irc import table_bots
 from services.chat.irc.bridge import BridgeSettings
 from services.chat.irc.seats import Sender
 from services.chat.irc.tables import Tables
 from services.client import GatewayClient
 from services.games.mad_zeppelin.data import NAME_OF
-from tests.chat.ircd import IrcPlayer, IrcServer, choose
+from tests.chat.ircd import SEAT_RE, IrcPlayer, IrcServer, choose
 from tests.chat.test_irc_live import start_bridge, stop_bridge
 from tests.gateway.stack import GatewayStack, gateway_stack
 from tests.pipeline.redis_fixtures import redis_url
@@ -286,4 +289,98 @@ def test_a_move_written_while_the_bridge_restarts_is_answered(
     finally:
         stop_bridge(bridge, thread)
         for person in [watcher, *players]:
+            person.close()
+
+
+class Player(threading.Thread):
+    """A seated player answering each 'Legal now' it is told privately after ``think_s``, in the channel and
+    privately by turns, until its channel hears the end."""
+
+    def __init__(self, irc: IrcPlayer, channel: str, seed: int, think_s: float) -> None:
+        super().__init__(daemon=True, name=f"player-{irc.nick}")
+        self.irc, self.channel, self.think_s = irc, channel, think_s
+        self.rng = random.Random(seed)
+        self.done = threading.Event()
+        self.errors: list[BaseException] = []
+
+    def run(self) -> None:
+        moves = 0
+        deadline = time.monotonic() + 120
+        try:
+            while not self.done.is_set() and time.monotonic() < deadline:
+                said = self.irc.next_said(0.1)
+                if said is None or said.sender != BRIDGE:
+                    continue
+                if said.target.lower() == self.channel:
+                    if re.search(r"(^|\. )The match is over\. ", said.text):
+                        self.done.set()
+                elif "Legal now: " in said.text:
+                    time.sleep(self.think_s)
+                    moves += 1
+                    self.irc.say(self.channel if moves % 2 else BRIDGE, choose(said.text, self.rng))
+        except BaseException as e:
+            self.errors.append(e)
+
+
+def told(events: list[Any], game: str, nicks: list[str]) -> Counter[str]:
+    """The event lines a channel must hear, as the bridge writes them (nicks for seats), with their counts."""
+    adapter = get_adapter(game)
+    lines = (adapter.render_event(e.for_seat(None)) for e in events)
+    return Counter(SEAT_RE.sub(lambda m: nicks[int(m[1])], line) for line in lines if line)
+
+
+def heard_count(line: str, texts: list[str]) -> int:
+    pattern = re.compile(rf"(?<!\w){re.escape(line)}(?!\w)")
+    return sum(len(pattern.findall(text)) for text in texts)
+
+
+def test_a_flood_at_one_table_loses_no_event_line_at_either(
+        irc_server: IrcServer, gateway_stack: GatewayStack) -> None:
+    """20 lines a second for 10 s at one table (help, seats, boards, unknown commands, talk: many answers each) while
+    both tables play nim to the end: every event line of both matches reaches its channel, and in time."""
+    port = irc_server.port
+    tables_ = {"#one": ["ann", "bob"], "#two": ["cid", "dan"]}
+    bridge, thread = start_bridge(settings(port, tuple(tables_), line_interval_s=0.25, burst=5, bytes_per_s=2000,
+                                           max_queued=40),
+                                  gateway_stack.url)
+    watcher, flooder = IrcPlayer(port, "spec"), IrcPlayer(port, "flood")
+    for channel in tables_:
+        watcher.join(channel)
+    flooder.join("#one")
+    people = [watcher, flooder]
+    try:
+        seated = {c: seat(port, c, "nim", nicks, watcher, "max_take=1") for c, nicks in tables_.items()}
+        people += [p for ps in seated.values() for p in ps]
+        shown = {t.channel: t.shown for t in bridge.tables.tables.values()}  # the set-up: not told (no move yet)
+        players = [Player(p, c, i, think_s=0.4) for c, ps in seated.items() for i, p in enumerate(ps)]
+        for player in players:
+            player.start()
+        flood = ["!help", "!seats", "!board", "!games", "!dance", "hello all", "!who", "!jion"]
+        started = time.monotonic()
+        backlog = 0
+        for i in range(200):  # 20 a second for 10 s
+            flooder.say("#one", flood[i % len(flood)])
+            backlog = max(backlog, bridge.outbox.queued("#one"))
+            time.sleep(max(0.0, started + (i + 1) / 20 - time.monotonic()))
+        for player in players:
+            player.join(60)
+        assert all(p.done.is_set() for p in players), "both matches over"
+        assert not [e for p in players for e in p.errors]
+        time.sleep(0.5)
+        ids = {t.channel: t.match_id for t in bridge.tables.tables.values()}
+        with GatewayClient(gateway_stack.url) as client:
+            for channel, nicks in tables_.items():
+                events = [e for e in client.log(ids[channel]).events if e.version > shown[channel]]
+                expected = told(events, "nim", nicks)
+                assert sum(expected.values()) >= 7, "the match told something"
+                said = channel_lines(watcher, channel)
+                missing = {line: n for line, n in expected.items() if heard_count(line, said) < n}
+                assert not missing, f"{channel} lost event lines: {missing}"
+        assert backlog >= 30 and bridge.outbox.dropped > 0, \
+            f"the flood piled answers up at #one ({backlog} lines, {bridge.outbox.dropped} dropped): the check above " \
+            f"means something"
+        assert bridge.acks.waiting <= bridge.acks.window
+    finally:
+        stop_bridge(bridge, thread)
+        for person in people:
             person.close()

@@ -32,7 +32,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from schemas.clock import TimeControl
@@ -726,7 +726,7 @@ class Tables:
                         out += self._news(table)
                     except (Rejected, GatewayError, ConnectionError, Timeout) as e:
                         log.warning("table news failed", channel=table.channel, error=str(e))
-        return out
+        return [replace(line, keep=True) for line in out]  # the match's lines: never dropped for room
 
     def _news(self, table: Table) -> list[Line]:
         record = self.client.view(table.match_id, "public")
