@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from services.chat.irc.acks import Acks
-from services.chat.irc.outbox import URGENT_RUN, Cooldowns, Line, Outbox, joined
+from services.chat.irc.outbox import KEEP_RUN, URGENT_RUN, Cooldowns, Line, Outbox, joined
 from services.chat.irc.protocol import TEXT_BYTES
 from services.chat.irc.store import SeatRecord, StoreError, TableRecord, TableStore
 
@@ -158,3 +158,12 @@ def test_a_line_counts_as_told_once_the_server_acknowledged_it() -> None:
     resent = acks.lost()  # the connection broke: lines 3 and 4 were never acknowledged
     assert [(x.target, x.text) for x in resent] == [("#t", "Meanwhile: line 3"), ("ann", "line 4")]
     assert acks.waiting == 0 and acks.idle() is None
+
+
+def test_chatter_waits_behind_the_matchs_lines_but_is_not_starved() -> None:
+    outbox = Outbox()
+    outbox.put([Line("#t", f"board {i}", "#t", whole=True) for i in range(2)])
+    outbox.put([Line("#t", f"event {i}.", "#t", whole=True, keep=True) for i in range(7)])
+    assert KEEP_RUN == 3
+    assert [x.text for x in drain(outbox)] == ["event 0.", "event 1.", "event 2.", "board 0", "event 3.", "event 4.",
+                                               "event 5.", "board 1", "event 6."]

@@ -43,10 +43,12 @@ class Clock:
         return self.now
 
 
-def tables(store: TableStore | None = None, embedded: InProcess | None = None, clock: Clock | None = None) -> Tables:
+def tables(store: TableStore | None = None, embedded: InProcess | None = None, clock: Clock | None = None,
+           idle_remind_s: float = 0, colour: bool = False) -> Tables:
+    """Tables on a pumped in-process service (idle reminders off unless asked for: the tests move the clock)."""
     embedded = embedded or InProcess(partitions=2)
     return Tables(PumpedClient(embedded.backend, pump=embedded.pump), timeout_s=5, store=store,
-                  clock=clock or Clock(), abandon_idle_s=300)
+                  clock=clock or Clock(), abandon_idle_s=300, idle_remind_s=idle_remind_s, colour=colour)
 
 
 def texts(replies: list[Line], target: str | None = None) -> list[str]:

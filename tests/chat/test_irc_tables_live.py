@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 
+from schemas.codec import pack_obj
 from services.bots.server import BotHost, HostSettings
 from services.chat.adapter import get_adapter
 from services.chat.irc import table_bots
@@ -384,3 +386,25 @@ def test_a_flood_at_one_table_loses_no_event_line_at_either(
         stop_bridge(bridge, thread)
         for person in people:
             person.close()
+
+
+def test_top_reads_the_services_ladder(gateway_stack: GatewayStack, redis_url: str) -> None:
+    keys = gateway_stack.settings.keys
+    rows = [{"player": name, "rating": rating, "mu": rating + 6, "sigma": 2.0, "games": games, "wins": wins,
+             "last_match": "m1"} for name, rating, games, wins in [("alice", 20.54, 12, 7), ("bert", 11.0, 9, 3),
+                                                                   ("carl", 3.2, 4, 0)]]
+    r = redis.Redis.from_url(redis_url)
+    r.set(keys.ratings("nim:standings"), pack_obj(rows))
+    zed = Sender("zed", "zed@h")
+    try:
+        with GatewayClient(gateway_stack.url) as client:
+            tables = Tables(client, timeout_s=10)
+            assert [x.text for x in tables.on_channel("#t", zed, "!top nim 2")] == [
+                "Best of nim: 1. alice 20.5 (12 games, 7 won), 2. bert 11.0 (9 games, 3 won)."]
+            tables.on_channel("#t", zed, "!new nim 2")
+            assert "3. carl 3.2 (4 games, 0 won)." in tables.on_channel("#t", zed, "!top")[0].text  # the table's game
+            assert [x.text for x in tables.on_channel("#t", zed, "!top mad zeppelin")] == [
+                "No rated players of mad-zeppelin yet: rated matches are made on the service's ladder."]
+    finally:
+        r.delete(keys.ratings("nim:standings"))
+        r.close()

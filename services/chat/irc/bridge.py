@@ -24,7 +24,7 @@ from services.chat.irc.outbox import MAX_QUEUED, Line, Outbox
 from services.chat.irc.protocol import CTCP, Message, is_channel
 from services.chat.irc.seats import Sender, same_nick
 from services.chat.irc.store import TableStore
-from services.chat.irc.tables import BOARD_EVERY_S, Tables
+from services.chat.irc.tables import BOARD_EVERY_S, IDLE_REMIND_S, Tables
 from services.client.protocol import GameClient
 from services.logs import get_logger
 from services.pipeline.backoff import Backoff
@@ -52,6 +52,8 @@ class BridgeSettings:
     reconnect_min_s: float = 1.0
     reconnect_max_s: float = 60.0
     board_every_s: float = BOARD_EVERY_S
+    idle_remind_s: float = IDLE_REMIND_S  # remind a player to move who lets the table wait this long (0: never)
+    colour: bool = False  # the players' nicks in mIRC colours in the channel's event lines
 
     @classmethod
     def from_address(cls, address: str, **changes: object) -> BridgeSettings:
@@ -69,7 +71,8 @@ class IrcBridge:
                  connect: Callable[[BridgeSettings], IrcConnection] | None = None) -> None:
         self.settings = settings
         store = TableStore(settings.store_path) if settings.store_path else None
-        self.tables = Tables(client, settings.timeout_s, store, board_every_s=settings.board_every_s)
+        self.tables = Tables(client, settings.timeout_s, store, board_every_s=settings.board_every_s,
+                             idle_remind_s=settings.idle_remind_s, colour=settings.colour)
         self.outbox = Outbox(settings.line_interval_s, settings.burst, settings.max_queued,
                              bytes_per_s=settings.bytes_per_s)
         self.acks = Acks(window=settings.ack_window)

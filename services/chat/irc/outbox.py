@@ -7,11 +7,11 @@ before the rest. A table with a long backlog (a flood of ``!board``) so delays a
 line per turn, whatever its own backlog. The pace is a token bucket: ``burst`` lines at once, then one
 every ``line_interval_s`` (0: no limit, for a server of one's own), and at most ``bytes_per_s`` bytes a
 second on average. The match's lines (``keep``: events, prompts, news) go before chatter (answers to what
-people wrote in the channel) and are never dropped for room: a table over ``max_queued`` lines drops its
-oldest chatter. Urgent lines overtake the table's other lines at most ``URGENT_RUN`` at a time, so the
-channel's lines are never held back for good. A line may expire (``expires``, on the outbox's clock): one
-still queued then is dropped, never sent late (a reminder that 10 s are left, held up behind a backlog past
-the deadline).
+people wrote in the channel; at most ``KEEP_RUN`` in a row while chatter waits) and are never dropped for
+room: a table over ``max_queued`` lines drops its oldest chatter. Urgent lines overtake the table's other
+lines at most ``URGENT_RUN`` at a time, so the channel's lines are never held back for good. A line may
+expire (``expires``, on the outbox's clock): one still queued then is dropped, never sent late (a reminder
+that 10 s are left, held up behind a backlog past the deadline).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from services.chat.irc.protocol import TEXT_BYTES, split_text
 NO_TABLE = ""
 MAX_QUEUED = 400  # lines per table; beyond it the oldest non-urgent lines are dropped
 URGENT_RUN = 2  # urgent lines of a table sent in a row before one of its other lines
+KEEP_RUN = 3  # the match's lines of a table sent in a row before one line of chatter
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,19 +47,25 @@ class _Queue:
     normal: deque[Line] = field(default_factory=deque)  # the match's lines (keep)
     chatter: deque[Line] = field(default_factory=deque)  # answers to what people wrote in the channel
     run: int = 0  # urgent lines sent in a row while normal ones waited
+    kept: int = 0  # the match's lines sent in a row while chatter waited
 
     def __len__(self) -> int:
         return len(self.urgent) + len(self.normal) + len(self.chatter)
 
     def pop(self) -> Line:
         """Urgent lines first, but never more than ``URGENT_RUN`` in a row while other lines wait: the
-        channel's lines are delayed by prompts, never held back for good. The match's lines before chatter."""
+        channel's lines are delayed by prompts, never held back for good. The match's lines before chatter, but
+        never more than ``KEEP_RUN`` in a row while chatter waits (a board asked for still comes)."""
         rest = bool(self.normal or self.chatter)
         if self.urgent and (self.run < URGENT_RUN or not rest):
             self.run = self.run + 1 if rest else 0
             return self.urgent.popleft()
         self.run = 0
-        return self.normal.popleft() if self.normal else self.chatter.popleft()
+        if self.normal and (self.kept < KEEP_RUN or not self.chatter):
+            self.kept = self.kept + 1 if self.chatter else 0
+            return self.normal.popleft()
+        self.kept = 0
+        return self.chatter.popleft()
 
     def drop_one(self) -> bool:
         """Make room: the oldest line that is not the match's (chatter, then an urgent answer). False if every

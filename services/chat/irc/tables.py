@@ -41,7 +41,7 @@ from schemas.gateway import ABANDON_IDLE_S, abandon_agreed, abandon_waiting_for
 from services.chat import clocks
 from services.chat.adapter import ChatAdapter, get_adapter
 from services.chat.chatform import ChatFormError, Shape, read_plain
-from services.chat.irc import table_bots
+from services.chat.irc import table_bots, table_extras
 from services.chat.irc.outbox import Cooldowns, Line
 from services.chat.irc.seats import (
     Sender,
@@ -70,6 +70,7 @@ CLAIM_EVERY_S = 2.0  # after a wrong claim code, the next try from that user@hos
 MAX_FAILED_CLAIMS = 10_000
 REVOTE_EVERY_S = 15.0  # a pending abandon vote is put again this often (the timeout rule is judged on a vote)
 MAX_TALK_WORDS = 5  # a near-miss of a command is a short line
+IDLE_REMIND_S = 120.0  # a player to move who lets the table wait this long is reminded (privately and in the channel)
 AWAY_NOTE = "I was away for a moment (restarted, or cut off from the server): anything you wrote to me meanwhile " \
             "was lost. If you wrote your move, write it again."
 
@@ -80,7 +81,7 @@ TABLE_HELP = [
     "When a player's time runs out, the service's bot plays for him; too many timeouts, or an empty bank, forfeit.",
     "'!abandon' votes to end the match early: it ends when the other players agree (or, if the players to move "
     "stay silent for a while, when everybody else agrees). '!bots [random|heuristic|ismcts]' gives the free seats "
-    "to the service's bots (they agree to end early).",
+    "to the service's bots (they agree to end early). '!top [game] [n]' shows the best rated players.",
     "Seated players play by writing commands here or to me privately, e.g. 'bid 5' or 'take 2'. 'help' (to me "
     "privately) lists your game's commands; '#channel command' picks the table when you sit at more than one.",
 ]
@@ -122,6 +123,9 @@ class Table:
     clock_seen: dict[int, int] = field(default_factory=dict)  # seat -> the deadline of its decision seen last
     reminded: dict[int, int] = field(default_factory=dict)  # seat -> the deadline it was reminded of (or needs not)
     bots: dict[int, str] = field(default_factory=dict)  # seat -> strength: seats given to the service's bots (!bots)
+    idle_version: int = -1  # the version whose decision is being waited for (idle reminders)
+    idle_since: float = 0.0
+    idle_told: set[int] = field(default_factory=set)  # seats reminded of that decision
     returned: bool = False  # the bridge came back (restarted, or connected again): those to move hear it once
     bots_since: float | None = None  # when the bots were asked for and have not sat down yet (monotonic s)
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)  # the poster's news vs votes
@@ -175,15 +179,19 @@ def bot_name(seat: int) -> str:
 class Tables:
     def __init__(self, client: GameClient, timeout_s: float = 30.0, store: TableStore | None = None,
                  board_every_s: float = BOARD_EVERY_S, clock: Callable[[], float] = time.monotonic,
-                 abandon_idle_s: float = ABANDON_IDLE_S, now_ms: Callable[[], int] = clocks.wall_ms) -> None:
+                 abandon_idle_s: float = ABANDON_IDLE_S, now_ms: Callable[[], int] = clocks.wall_ms,
+                 idle_remind_s: float = IDLE_REMIND_S, colour: bool = False) -> None:
         """``clock``: monotonic seconds (cooldowns, votes, when a reminder expires); ``now_ms``: this machine's
-        time in ms since the epoch, used for the match clocks only where a view record has no ``server_ms``."""
+        time in ms since the epoch, used for the match clocks only where a view record has no ``server_ms``.
+        ``idle_remind_s``: remind a player to move after this long (0: never); ``colour``: nicks in mIRC colours."""
         self.client = client
         self.timeout_s = timeout_s
         self.store = store
         self.clock = clock
         self.abandon_idle_s = abandon_idle_s
         self.now_ms = now_ms
+        self.idle_remind_s = idle_remind_s
+        self.colour = colour
         self.me = "airship"  # the bridge's nick (the bridge sets it on connecting): "/msg <me> ..." for secrets
         self.tables: dict[str, Table] = {}  # by channel, lower case
         self._boards = Cooldowns(board_every_s, clock)
@@ -510,7 +518,8 @@ class Tables:
         handlers: dict[str, Callable[[str, Sender, list[str]], list[Line]]] = {
             "new": self._new, "join": self._join, "seats": self._seats, "who": self._seats, "board": self._board,
             "games": self._games, "abandon": self._abandon, "help": self._help,
-            "bots": lambda c, s, a: table_bots.bots_command(self, c, s, a)}
+            "bots": lambda c, s, a: table_bots.bots_command(self, c, s, a),
+            "top": lambda c, s, a: table_extras.top_command(self, c, s, a)}
         handler = handlers.get(word.lower())
         key = channel.lower()
         if handler is None:
@@ -744,6 +753,7 @@ class Tables:
         reminders = self._reminders(table, record)
         if table.returned:
             reminders = [*self._back_line(table, record), *reminders]
+        reminders += table_extras.idle_reminders(self, table, record)
         if not moved and not any(p.session.wants_prompt and p.present for p in table.players.values()):
             return reminders
         channel = self._public_news(table, record) if moved else []
@@ -808,7 +818,7 @@ class Tables:
             lines.append(f"The match is over. {self._outcome(table, record.outcome, control)}")
             return [Line(table.channel, x, table.key) for x in lines]
         to_act = tuple(record.to_act)
-        out = [Line(table.channel, x, table.key) for x in lines]
+        out = [Line(table.channel, table_extras.coloured(table, x) if self.colour else x, table.key) for x in lines]
         if to_act and to_act != table.announced_to_act:  # nick first, a line of its own: clients highlight it
             out.append(Line(table.channel, self._turn_text(table, record, list(to_act)), table.key, whole=True))
         table.announced_to_act = to_act
