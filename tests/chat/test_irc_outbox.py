@@ -155,6 +155,7 @@ def test_a_line_counts_as_told_once_the_server_acknowledged_it() -> None:
     assert not acks.pong("someone-else-3") and acks.waiting == 4
     assert acks.pong("airship-3") and acks.waiting == 1 and acks.wait_room(stop, 0.05)
     acks.sent(lines[4])
+    assert acks.stalled(0) and not acks.stalled(60), "a server silent for a minute is taken for gone"
     resent = acks.lost()  # the connection broke: lines 3 and 4 were never acknowledged
     assert [(x.target, x.text) for x in resent] == [("#t", "Meanwhile: line 3"), ("ann", "line 4")]
     assert acks.waiting == 0 and acks.idle() is None

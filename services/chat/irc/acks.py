@@ -20,12 +20,13 @@ TOKEN = "airship-"
 EVERY = 5  # lines between pings
 WINDOW = 12  # unacknowledged lines at most; the sender waits for a PONG beyond
 WINDOW_BYTES = 4096  # nor more unacknowledged bytes (servers read a few kB ahead of a client at most)
+STALL_S = 60.0  # a line unacknowledged this long: the connection is taken for dead (and its lines sent again)
 
 
 class Acks:
     def __init__(self, every: int = EVERY, window: int = WINDOW, window_bytes: int = WINDOW_BYTES) -> None:
         self.every, self.window, self.window_bytes = every, window, window_bytes
-        self._sent: deque[tuple[int, Line]] = deque()  # (number, line), oldest first: not yet acknowledged
+        self._sent: deque[tuple[int, Line, float]] = deque()  # (number, line, sent at), oldest first: unacknowledged
         self._bytes = 0
         self._number = 0
         self._pinged = 0  # the number of the last line a ping was sent after
@@ -36,7 +37,7 @@ class Acks:
         """Note a line the connection took; the token of a ping to send now (every :attr:`every` lines), or None."""
         with self._room:
             self._number += 1
-            self._sent.append((self._number, line))
+            self._sent.append((self._number, line, time.monotonic()))
             self._bytes += len(line.text.encode())
             return self._ping_due(force=False)
 
@@ -58,7 +59,7 @@ class Acks:
         upto = int(token[len(TOKEN):])
         with self._room:
             while self._sent and self._sent[0][0] <= upto:
-                _, line = self._sent.popleft()
+                _, line, _ = self._sent.popleft()
                 self._bytes -= len(line.text.encode())
             self._room.notify_all()
         return True
@@ -67,6 +68,11 @@ class Acks:
     def waiting(self) -> int:
         with self._room:
             return len(self._sent)
+
+    def stalled(self, after_s: float = STALL_S) -> bool:
+        """Whether the oldest unacknowledged line has waited ``after_s``: a server that stopped answering."""
+        with self._room:
+            return bool(self._sent) and time.monotonic() - self._sent[0][2] >= after_s
 
     def wait_room(self, stop: threading.Event, timeout_s: float) -> bool:
         """Wait until fewer than :attr:`window` lines (and :attr:`window_bytes`) are unacknowledged; False if
@@ -84,7 +90,7 @@ class Acks:
         """The connection is gone: the lines it never acknowledged, oldest first, to be sent again (the first to
         each channel starts with ``Meanwhile:``, so the channel knows it is hearing it late)."""
         with self._room:
-            lines = [line for _, line in self._sent]
+            lines = [line for _, line, _ in self._sent]
             self._sent.clear()
             self._bytes = 0
             self._pinged = self._number

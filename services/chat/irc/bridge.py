@@ -247,8 +247,12 @@ class IrcBridge:
         while not self._stop.is_set():
             if not self._connected.wait(self.settings.poll_s):
                 continue
-            if not self.acks.wait_room(self._stop, self.settings.poll_s):
-                continue  # the server is behind: wait for its PONG before sending more
+            if not self.acks.wait_room(self._stop, self.settings.poll_s):  # the server is behind: wait for its PONG
+                connection = self.connection
+                if self.acks.stalled() and connection is not None:  # no PONG for a minute: the connection is dead
+                    log.warning("irc server acknowledges nothing; connecting again", unacknowledged=self.acks.waiting)
+                    connection.close("no answer")
+                continue
             if not self.outbox.queued():
                 self._ping(self.acks.idle())
             line = self.outbox.take(self._stop)
