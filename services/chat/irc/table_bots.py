@@ -21,7 +21,8 @@ from services.logs import get_logger
 from services.pipeline.client import Timeout
 
 if TYPE_CHECKING:
-    from services.chat.irc.tables import Table, Tables
+    from services.chat.irc.table import Table
+    from services.chat.irc.table_core import TablesCore
 
 log = get_logger("irc")
 KINDS = ("random", "heuristic", "ismcts")
@@ -29,7 +30,7 @@ DEFAULT_KIND = "heuristic"
 BOTS_LATE_S = 60.0
 
 
-def bots_command(tables: Tables, channel: str, sender: Sender, args: list[str]) -> list[Line]:
+def bots_command(tables: TablesCore, channel: str, sender: Sender, args: list[str]) -> list[Line]:
     key, nick = channel.lower(), sender.nick
     table = tables.tables.get(key)
     if table is None or table.finished:
@@ -62,7 +63,7 @@ def bots_command(tables: Tables, channel: str, sender: Sender, args: list[str]) 
     return out
 
 
-def waiting_for_bots(tables: Tables, table: Table) -> bool:
+def waiting_for_bots(tables: TablesCore, table: Table) -> bool:
     """Whether the table's match still waits for its bots to sit down (then it is cleared like an open table)."""
     if not table.bots or table.finished:
         return False
@@ -72,7 +73,7 @@ def waiting_for_bots(tables: Tables, table: Table) -> bool:
         return False
 
 
-def late_bots(tables: Tables, table: Table) -> list[Line]:
+def late_bots(tables: TablesCore, table: Table) -> list[Line]:
     """Once, when the bots asked for have not sat down after :data:`BOTS_LATE_S`: say so in the channel."""
     if table.bots_since is None:
         return []

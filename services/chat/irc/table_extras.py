@@ -22,7 +22,8 @@ from services.chat.session import near_misses, quoted
 from services.games import GAMES
 
 if TYPE_CHECKING:
-    from services.chat.irc.tables import Table, Tables
+    from services.chat.irc.table import Table
+    from services.chat.irc.table_core import TablesCore
 
 TOP_DEFAULT = 5
 TOP_MOST = 10
@@ -30,7 +31,7 @@ COLOURS = (3, 4, 6, 7, 10, 12, 13, 2)  # mIRC: green, red, purple, orange, teal,
 COLOUR, PLAIN = "\x03", "\x0f"
 
 
-def top_command(tables: Tables, channel: str, sender: Sender, args: list[str]) -> list[Line]:
+def top_command(tables: TablesCore, channel: str, sender: Sender, args: list[str]) -> list[Line]:
     key, nick = channel.lower(), sender.nick
     table = tables.tables.get(key)
     words = [a for a in args if not (a.isascii() and a.isdigit())]
@@ -57,7 +58,7 @@ def top_command(tables: Tables, channel: str, sender: Sender, args: list[str]) -
     return [Line(channel, f"Best of {game}: {rows}.", key)]
 
 
-def idle_reminders(tables: Tables, table: Table, record: ViewRecord) -> list[Line]:
+def idle_reminders(tables: TablesCore, table: Table, record: ViewRecord) -> list[Line]:
     """The reminders due now to the seated players to move who let the table wait ``idle_remind_s``: once a
     decision (a version), privately and nick first in the channel."""
     if tables.idle_remind_s <= 0 or record.finished:
