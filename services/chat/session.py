@@ -237,8 +237,9 @@ class ChatSession:
             return [f"The match is over. {self._outcome_text(outcome)}".strip()]
         if self.legal:
             left = clocks.times_left(self.record, [self.seat], self.now_ms).get(self.seat)
-            return [f"Your move{f' ({left} left)' if left else ''}. {self.adapter.describe_legal(self.legal)}"
-                    f"{self._secret_hint()}"]
+            hint = self._secret_hint()  # its own line, first: the legal commands stay the end of the prompt
+            return [*([hint] if hint else []),
+                    f"Your move{f' ({left} left)' if left else ''}. {self.adapter.describe_legal(self.legal)}"]
         return []
 
     def secret_now(self) -> list[str]:
@@ -249,7 +250,7 @@ class ChatSession:
         secret = self.secret_now()
         if not secret or self.private_to is None:
             return ""
-        return (f" Secret: answer me privately ({self.private_to()} {self._verb(secret[0])} ...), not in the "
+        return (f"Secret: answer me privately ({self.private_to()} {self._verb(secret[0])} ...), not in the "
                 f"channel, where everyone reads it.")
 
     def _verb(self, type_: str) -> str:

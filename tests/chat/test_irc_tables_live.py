@@ -101,7 +101,8 @@ def test_a_secret_typed_in_the_channel_is_refused_there_and_never_repeated(
     try:
         players = seat(port, "#mz", "mad-zeppelin", ["ann", "bob"], spectator)
         people += players
-        drafter, prompt = wait_private(players, r"Secret: answer me privately \(/msg airship draft \.\.\.\)")
+        drafter, _ = wait_private(players, r"Secret: answer me privately \(/msg airship draft \.\.\.\)")
+        prompt = heard_in(drafter, drafter.nick, r"Legal now: ")
         traitor = re.search(r"\bdraft (\w+)", prompt.split("Legal now:")[1])
         assert traitor, prompt
         key = traitor[1]
