@@ -54,3 +54,10 @@ def get_adapter(game: str) -> ChatAdapter:
 
     registration = REGISTRATIONS.get(game)
     return registration.chat if registration is not None and registration.chat is not None else DEFAULT
+
+
+def secret_commands(game: str) -> frozenset[str]:
+    """The game's commands whose choice the rules hide from other players (``secret_commands`` of its
+    registration): a chat network takes them privately only."""
+    registration = REGISTRATIONS.get(game)
+    return registration.secret_commands if registration is not None else frozenset()

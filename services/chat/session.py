@@ -16,6 +16,11 @@ A clocked match (#29): the prompt says the time left (``Your move (20 s left)``)
 clock, the service's clock events are told in words (:mod:`services.chat.clocks`: a timeout, never the bookkeeping),
 and the end of a forfeited match says who forfeited and why. ``now_ms``: this machine's time in ms since the epoch,
 used only where a view record carries no ``server_ms`` (the embedded service).
+
+Secret commands (#33; the game's ``secret_commands``: a draft pick, a card given, a trade offered to one player): a
+session on a shared channel (``private_to``: how a player writes to the bridge privately, ``/msg airship``) refuses
+them when written where everyone reads (``answer(text, public=True)``), without repeating what was written, and its
+prompt for such a decision says to answer privately.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from typing import Any
 
 from schemas.envelopes import ViewRecord
 from services.chat import clocks
-from services.chat.adapter import ChatAdapter, ChatError, get_adapter
+from services.chat.adapter import ChatAdapter, ChatError, get_adapter, secret_commands
 from services.client.errors import GatewayError, NotFound
 from services.client.protocol import GameClient
 from services.games.abandon import ended_text, is_abandoned
@@ -70,6 +75,7 @@ class Answer:
 
     lines: list[str]
     accepted: bool = False
+    secret: bool = False  # refused: a secret command written where everyone reads it
 
 
 def seat_words(seat: int) -> str:
@@ -81,9 +87,10 @@ class ChatSession:
                  adapter: ChatAdapter | None = None, timeout_s: float = 30.0, feed: str = "all",
                  names: Callable[[int], str] | None = None, greeting: bool = True,
                  game: str | None = None, seats: int | None = None,
-                 now_ms: Callable[[], int] = clocks.wall_ms) -> None:
+                 now_ms: Callable[[], int] = clocks.wall_ms, private_to: Callable[[], str] | None = None) -> None:
         """``credential``: the seat's token on a gateway client. ``game`` and ``seats``, when the caller
-        knows them, save asking the service. Raises ``BadOptions`` for an unknown match or seat."""
+        knows them, save asking the service. ``private_to``: on a shared channel, how to write privately (``/msg
+        airship``). Raises ``BadOptions`` for an unknown match or seat."""
         if feed not in FEEDS:
             raise ValueError(f"feed must be one of {FEEDS}, not {feed!r}")
         if game is None or seats is None:
@@ -105,11 +112,14 @@ class ChatSession:
         self.names = names or seat_words
         self.greeting = greeting
         self.now_ms = now_ms
+        self.private_to = private_to
+        self.secret = secret_commands(game)
         self.shown_version: int | None = None  # None: nothing shown yet
         self.record: ViewRecord | None = None
         self._private_shown: list[str] = []
         self._prompted_version: int | None = None
         self._reprompt = False
+        self._note: str | None = None  # said before the prompt told again (the bridge was away: write it again)
         self._lock = threading.RLock()
 
     @property
@@ -131,10 +141,12 @@ class ChatSession:
         """Something is owed to the seat even if the match did not move: its first news, or a prompt again."""
         return self._reprompt or self.shown_version is None
 
-    def reprompt(self) -> None:
-        """Tell the prompt again at the next :meth:`news` (a player came back, or the bridge did)."""
+    def reprompt(self, note: str | None = None) -> None:
+        """Tell the prompt again at the next :meth:`news` (a player came back, or the bridge did); ``note``, if
+        the seat has a prompt then, goes before it (``I was away...: write it again``)."""
         with self._lock:
             self._reprompt = True
+            self._note = note or self._note
 
     # -- text out --------------------------------------------------------------------------------
     def news(self, public: ViewRecord | None = None) -> News:
@@ -161,7 +173,9 @@ class ChatSession:
             if self._reprompt or (fresh and self._prompted_version != record.version):
                 news.prompt = self._prompt()
                 self._prompted_version = record.version
-            self._reprompt = False
+                if self._reprompt and self._note and news.prompt and self.legal:
+                    news.prompt.insert(0, self._note)
+            self._reprompt, self._note = False, None
             return News([self.named(x) for x in news.prompt], [self.named(x) for x in news.lines])
 
     def updates(self) -> list[str]:
@@ -223,8 +237,43 @@ class ChatSession:
             return [f"The match is over. {self._outcome_text(outcome)}".strip()]
         if self.legal:
             left = clocks.times_left(self.record, [self.seat], self.now_ms).get(self.seat)
-            return [f"Your move{f' ({left} left)' if left else ''}. {self.adapter.describe_legal(self.legal)}"]
+            hint = self._secret_hint()  # its own line, first: the legal commands stay the end of the prompt
+            return [*([hint] if hint else []),
+                    f"Your move{f' ({left} left)' if left else ''}. {self.adapter.describe_legal(self.legal)}"]
         return []
+
+    def secret_now(self) -> list[str]:
+        """The secret command types legal now."""
+        return [c["type"] for c in self.legal if c["type"] in self.secret]
+
+    def _secret_hint(self) -> str:
+        secret = self.secret_now()
+        if not secret or self.private_to is None:
+            return ""
+        return (f"Secret: answer me privately ({self.private_to()} {self._verb(secret[0])} ...), not in the "
+                f"channel, where everyone reads it.")
+
+    def _verb(self, type_: str) -> str:
+        """How a command type is written in chat: the first of the adapter's ``verbs`` for it, else the type."""
+        verbs: dict[str, str] = getattr(self.adapter, "verbs", {})
+        return next((word for word, t in verbs.items() if t == type_), type_)
+
+    def _secret_refusal(self, parsed: dict[str, Any] | ChatError, word: str) -> Answer | None:
+        """The refusal of a line written where everyone reads it that is (or tries to be) a secret command."""
+        secret = self.secret_now()
+        if self.private_to is None or not secret:
+            return None
+        verbs = {w for w, t in getattr(self.adapter, "verbs", {}).items() if t in secret} | {t.lower() for t in secret}
+        if isinstance(parsed, dict):
+            if parsed["type"] not in self.secret:
+                return None
+            type_ = parsed["type"]
+        elif word in verbs or len(secret) == len(self.legal):  # a mistyped secret tells as much
+            type_ = secret[0]
+        else:
+            return None
+        return Answer([f"Not here: everyone can read it. Write it to me privately: {self.private_to()} "
+                       f"{self._verb(type_)} ..."], secret=True)
 
     def clock_lines(self) -> list[str]:
         """Every seat's clock (none for a match without a clock)."""
@@ -236,7 +285,8 @@ class ChatSession:
         """The reply to one line from the player (on a terminal, followed by any updates it caused)."""
         return self.answer(text).lines
 
-    def answer(self, text: str) -> Answer:
+    def answer(self, text: str, public: bool = False) -> Answer:
+        """``public``: written where everyone reads it (a channel): a secret command is refused there."""
         text = text.strip()
         if not text:
             return Answer([])
@@ -261,6 +311,9 @@ class ChatSession:
             if not self.legal:
                 return Answer([self._waiting()])
             parsed = self.adapter.parse(text, self.legal)
+            refusal = self._secret_refusal(parsed, word) if public else None
+            if refusal is not None:
+                return refusal
             if isinstance(parsed, ChatError):
                 return Answer([self.named(self._with_near_miss(word, parsed.message))])
             return self._send(parsed)

@@ -30,6 +30,11 @@ def add_irc(sub: SubParsers) -> None:
                     "in-process service whose matches live only as long as it does")
     p.add_argument("--line-interval-s", type=float, default=0.5,
                    help="flood control: seconds between lines after a burst of 5 (0: no limit)")
+    p.add_argument("--bytes-per-s", type=float, default=1024.0,
+                   help="flood control: at most this many bytes a second on average (0: no limit)")
+    p.add_argument("--idle-remind-s", type=float, default=120.0,
+                   help="remind a player to move (privately and in the channel) after this long (0: never)")
+    p.add_argument("--colour", action="store_true", help="players' nicks in mIRC colours in the channel's event lines")
     p.add_argument("--poll-s", type=float, default=0.5, help="how often to look for moves made elsewhere")
     p.add_argument("--store", default=None, metavar="PATH",
                    help="keep the tables (matches, seats and their tokens) in this file, so a restarted bridge "
@@ -57,6 +62,7 @@ def cmd_irc(args: argparse.Namespace) -> int:
         settings = BridgeSettings.from_address(
             args.server, nick=args.nick, channels=tuple(args.channel or ["#airship"]), password=args.password,
             poll_s=args.poll_s, line_interval_s=args.line_interval_s, board_every_s=args.board_every_s,
+            bytes_per_s=args.bytes_per_s, idle_remind_s=args.idle_remind_s, colour=args.colour,
             store_path=None if args.no_store or not args.url else (args.store or str(default_store())))
     except ValueError as e:
         print(f"airship: {e}", file=sys.stderr)

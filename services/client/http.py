@@ -38,6 +38,7 @@ from schemas.gateway import (
     MatchSummary,
     SeatToken,
 )
+from schemas.players import LadderAnswer
 from services.client import common
 from services.client.errors import RateLimited, Timeout
 from services.logs import get_logger
@@ -245,6 +246,10 @@ class GatewayClient:
             yield record
             if record.finished:
                 return
+
+    def ladder(self, game: str) -> LadderAnswer:
+        """The game's ladder: its rated players, best first (``GET /ladder/{game}``)."""
+        return LadderAnswer.model_validate(self._get(f"/ladder/{game}"))
 
     def log(self, match_id: str, token: str | None = None, after_version: int = 0) -> LogAnswer:
         """The match's events after ``after_version`` as the token's seat may see them (see the gateway

@@ -9,8 +9,8 @@ A game package ``services/games/<game>/`` ends in a ``REGISTRATION = Registratio
 The gateway, the web app, chat, replay, the bots and the tests read a game from here and nowhere else:
 the rules (``game``), the wire shapes (``schemas``), the title, the bot plug-in, the chat adapter, the text
 board, the web board (a JS module served at ``/web/games/<game>.js``), the replay chart's standings, the
-conformance candidates, the secrecy perturber and the parameters of the whole-stack tests. Everything but
-``game`` is optional (``upcasters``: a function registering the game's event upcasters,
+conformance candidates, the secrecy perturber, the secret commands and the parameters of the whole-stack tests.
+Everything but ``game`` is optional (``upcasters``: a function registering the game's event upcasters,
 :mod:`schemas.upcast`): a bare game is played by random bots, in chat with the generic adapter, shown as its
 view's fields, and its secrecy is checked with a perturber drawn from its ``resample`` (a game with neither
 fails that test). ``logs`` names the folder of the game's checked-in old match logs, which CI verifies forever.
@@ -85,6 +85,18 @@ class Registration:
     """The folder of the game's checked-in match logs (``*.jsonl.gz``, as ``airship play --save-log`` writes and
     the archive keeps them): kept forever, each read, replayed and verified by CI against the current code
     (tests/conformance/test_old_logs.py), so a change that old matches no longer replay through fails."""
+    secret_commands: frozenset[str] = frozenset()
+    """The command types whose choice the rules keep hidden from (some of) the other players until it is revealed
+    (a draft pick, a card given, a trade offered to one player): a client must send them privately. A chat table
+    refuses them in its channel and asks for them by private message. Each must be one of ``schemas.commands``;
+    the conformance suite (``tests/conformance/test_secret_commands.py``) checks that each hides something and
+    that every command whose own choice lands in a hidden part of its events is named here."""
+
+    def __post_init__(self) -> None:
+        if self.schemas is not None:
+            unknown = set(self.secret_commands) - set(self.schemas.commands)
+            if unknown:
+                raise ValueError(f"{self.game.name}: secret_commands names no command of the game: {sorted(unknown)}")
 
     @property
     def name(self) -> str:

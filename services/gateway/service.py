@@ -250,12 +250,13 @@ class Gateway:
         to_act = list(record.to_act) if record is not None else []
         idle_s = (time.time() * 1000 - min(votes.values())) / 1000 if votes else 0.0
         abandoned = bool(getattr(meta, "abandoned", False))
-        if meta.status == "running" and abandon_agreed(meta.seats, to_act, set(votes), idle_s, idle_after_s):
-            rule = "all" if len(votes) == meta.seats else "idle"
-            abandoned = await self._end_abandoned(seat, sorted(votes), rule, version)
+        agree = set(votes) | set(getattr(meta, "bots", ()))  # the service's bots never keep people in a match
+        if meta.status == "running" and abandon_agreed(meta.seats, to_act, agree, idle_s, idle_after_s):
+            rule = "all" if len(agree) == meta.seats else "idle"
+            abandoned = await self._end_abandoned(seat, sorted(agree), rule, version)
             meta = await self.meta(seat.match_id, fresh=True)
         waiting = [] if abandoned or meta.status == "finished" else abandon_waiting_for(
-            meta.seats, to_act, set(votes), idle_s, idle_after_s)
+            meta.seats, to_act, agree, idle_s, idle_after_s)
         return AbandonAnswer(match_id=seat.match_id, abandoned=abandoned, votes=sorted(votes),
                              waiting_for=waiting, idle_after_s=idle_after_s)
 

@@ -56,6 +56,7 @@ class GatewayMeta(MatchMeta):
     abandon_votes: dict[int, tuple[int, int]] = {}  # seat -> (version voted at, time in ms)
     reserved: dict[int, str] = {}  # seat -> the registered player it is reserved for (a rated match)
     rematch: str | None = None  # the match asked for as its rematch (services.gateway.rematch)
+    bots: frozenset[int] = frozenset()  # the seats given to the service's bots (fields bot:<seat>)
 
 
 def gateway_meta(reply: object, gw: object = None) -> GatewayMeta:
@@ -70,8 +71,9 @@ def gateway_meta(reply: object, gw: object = None) -> GatewayMeta:
     reserved = {int(k[len(RESERVE):]): v.decode() for k, v in h.items()
                 if k.startswith(RESERVE.encode()) and k[len(RESERVE):].isdigit()}
     rematch = h.get(b"rematch")
+    bots = frozenset(int(k[4:]) for k in h if k.startswith(b"bot:") and k[4:].isdigit())
     return GatewayMeta(**dict(meta), abandoned=h.get(b"abandoned") == b"1", abandon_votes=votes, reserved=reserved,
-                       rematch=rematch.decode() if rematch else None)
+                       rematch=rematch.decode() if rematch else None, bots=bots)
 
 
 def command_digest(envelope: CommandEnvelope) -> str:

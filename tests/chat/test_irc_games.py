@@ -48,14 +48,23 @@ def play_out(players: list[IrcPlayer], channel: str, chooser: Chooser) -> list[l
 
     def run(i: int) -> None:
         rng = random.Random(i)
+        secret = False  # the prompt said the choice is secret: answered privately, never in the channel
         try:
             while True:
-                found = players[i].wait_for(r"(The match is over|Legal now: .*)", timeout_s=60, sender=BRIDGE)
+                found = players[i].wait_for(r"(The match is over|Secret: answer me privately|Legal now: .*)",
+                                            timeout_s=60, sender=BRIDGE)
                 if found[1] == "The match is over":
                     return
+                if found[1].startswith("Secret"):
+                    secret = True
+                    legal = re.search(r"Legal now: .*", found.string)  # the same line, or the next
+                    if legal is None:
+                        continue
+                    found = legal
                 move = chooser(found[0], rng)
                 moves[i].append(move)
-                players[i].say(BRIDGE if i % 2 else channel, move)
+                players[i].say(BRIDGE if i % 2 or secret else channel, move)
+                secret = False
         except BaseException as e:
             errors.append(e)
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from services.chat.irc.outbox import URGENT_RUN, Cooldowns, Line, Outbox, joined
+from services.chat.irc.acks import Acks
+from services.chat.irc.outbox import KEEP_RUN, URGENT_RUN, Cooldowns, Line, Outbox, joined
 from services.chat.irc.protocol import TEXT_BYTES
 from services.chat.irc.store import SeatRecord, StoreError, TableRecord, TableStore
 
@@ -119,3 +120,51 @@ def test_the_store_is_written_whole_for_its_owner_only_and_checked_when_read(tmp
     (tmp_path / "file").write_text("a file where the directory should be")
     with pytest.raises(StoreError, match="cannot write the table store"):
         blocked.save([table])
+
+
+def test_the_matchs_lines_go_before_chatter_and_only_chatter_is_dropped_for_room() -> None:
+    outbox = Outbox(max_queued=5)
+    outbox.put([Line("#t", f"!seats answer {i}", "#t", whole=True) for i in range(8)])  # chatter: 3 dropped
+    outbox.put([Line("#t", f"ann bids {i}.", "#t", whole=True, keep=True) for i in range(6)])  # none dropped
+    assert outbox.dropped == 8, "every chatter line made room for the match's lines"
+    sent = [x.text for x in drain(outbox)]
+    assert sent == [f"ann bids {i}." for i in range(6)]
+    outbox.put([Line("#t", "chat", "#t"), Line("#t", "event.", "#t", keep=True)])
+    assert [x.text for x in drain(outbox)] == ["event.", "chat"]
+
+
+def test_the_byte_pace_holds_the_next_line_until_the_last_ones_bytes_are_paid() -> None:
+    clock = Clock()
+    outbox = Outbox(bytes_per_s=100, clock=clock)
+    outbox.put([Line("#t", "x" * 88, "#t", whole=True), Line("#t", "y", "#t", whole=True)])
+    stop = threading.Event()
+    assert outbox.take(stop) is not None  # 88 + "#t" + 12 = 102 bytes
+    assert outbox._wait_s() == pytest.approx(1.02)
+    clock.now += 1.02
+    assert outbox._wait_s() == 0 and outbox.take(stop) is not None
+
+
+def test_a_line_counts_as_told_once_the_server_acknowledged_it() -> None:
+    acks = Acks(every=3, window=4, window_bytes=10_000)
+    lines = [Line("#t" if i % 2 else "ann", f"line {i}", "#t") for i in range(5)]
+    tokens = [acks.sent(line) for line in lines[:3]]
+    assert tokens == [None, None, "airship-3"]  # a ping after every 3 lines
+    assert acks.sent(lines[3]) is None and acks.idle() == "airship-4" and acks.idle() is None
+    stop = threading.Event()
+    assert acks.waiting == 4 and not acks.wait_room(stop, 0.05), "the window is full: wait for the server"
+    assert not acks.pong("someone-else-3") and acks.waiting == 4
+    assert acks.pong("airship-3") and acks.waiting == 1 and acks.wait_room(stop, 0.05)
+    acks.sent(lines[4])
+    assert acks.stalled(0) and not acks.stalled(60), "a server silent for a minute is taken for gone"
+    resent = acks.lost()  # the connection broke: lines 3 and 4 were never acknowledged
+    assert [(x.target, x.text) for x in resent] == [("#t", "Meanwhile: line 3"), ("ann", "line 4")]
+    assert acks.waiting == 0 and acks.idle() is None
+
+
+def test_chatter_waits_behind_the_matchs_lines_but_is_not_starved() -> None:
+    outbox = Outbox()
+    outbox.put([Line("#t", f"board {i}", "#t", whole=True) for i in range(2)])
+    outbox.put([Line("#t", f"event {i}.", "#t", whole=True, keep=True) for i in range(7)])
+    assert KEEP_RUN == 3
+    assert [x.text for x in drain(outbox)] == ["event 0.", "event 1.", "event 2.", "board 0", "event 3.", "event 4.",
+                                               "event 5.", "board 1", "event 6."]

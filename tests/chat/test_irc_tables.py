@@ -43,10 +43,12 @@ class Clock:
         return self.now
 
 
-def tables(store: TableStore | None = None, embedded: InProcess | None = None, clock: Clock | None = None) -> Tables:
+def tables(store: TableStore | None = None, embedded: InProcess | None = None, clock: Clock | None = None,
+           idle_remind_s: float = 0, colour: bool = False) -> Tables:
+    """Tables on a pumped in-process service (idle reminders off unless asked for: the tests move the clock)."""
     embedded = embedded or InProcess(partitions=2)
     return Tables(PumpedClient(embedded.backend, pump=embedded.pump), timeout_s=5, store=store,
-                  clock=clock or Clock(), abandon_idle_s=300)
+                  clock=clock or Clock(), abandon_idle_s=300, idle_remind_s=idle_remind_s, colour=colour)
 
 
 def texts(replies: list[Line], target: str | None = None) -> list[str]:
@@ -319,11 +321,15 @@ def test_tables_survive_a_restart_of_the_bridge(tmp_path: Path) -> None:
     again = tables(TableStore(path), embedded)  # a new bridge on the same store (and the same service)
     assert texts(again.on_channel("#t", "zed", "!seats"))[0].startswith("nim (match ")
     assert "ann (seat 0), bob (seat 1)" in texts(again.on_channel("#t", "zed", "!seats"))[0]
-    assert again.poll() == []  # nobody seen yet: nothing private goes out
+    back = again.poll()  # nobody seen yet: nothing private goes out; the channel hears the bridge was away, once
+    assert [(x.target, x.text) for x in back] == [("#t", "bob: I was away for a moment and heard nothing meanwhile; if "
+                                                          "you wrote your move then, write it again.")]
     again.on_seen("#t", BOB)
     again.on_seen("#t", ANN)
     news = again.poll()
+    assert texts(news, "bob")[-2].startswith("I was away for a moment (restarted"), "a move written then is lost"
     assert texts(news, "bob")[-1].startswith("Your move."), "the player to move is prompted again"
+    assert not [x for x in texts(news, "ann") if "away" in x], "the player not to move is not bothered"
     assert not texts(news, "#t"), "the channel was told already"
     assert texts(again.on_private(BOB, "take 1")) == ["OK: take n=1"]
     assert texts(again.poll(), "#t")[0].startswith("bob: Taken")

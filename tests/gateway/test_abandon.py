@@ -122,3 +122,24 @@ def test_a_client_cannot_send_the_system_command(archive_stack: GatewayStack, ty
         answer = send(http, match_id, tokens[0], "sys", type_, {"votes": [0, 1, 2], "rule": "all"})
         assert answer.status_code == 400 and answer.json()["field"] == "body.type", answer.text
         assert get_json(http, f"/matches/{match_id}")["status"] == "running"
+
+
+def test_seats_given_to_the_bots_agree_to_end_the_match(archive_stack: GatewayStack) -> None:
+    """A player alone with the service's bots ends the match by his own vote (#33): bots never keep people in a
+    match. Without the flags the same vote waits for the others."""
+    with httpx.Client(base_url=archive_stack.url, timeout=30.0) as http:
+        created = http.post("/matches", json={"game": "moderne-zeiten", "seats": 3})
+        match_id = created.json()["match_id"]
+        mine = http.post(f"/matches/{match_id}/seats", json={"seat": 0}).json()["token"]
+        flagged = http.post(f"/matches/{match_id}/bots", json={"bot": "random"},
+                            headers={"Authorization": f"Bearer {mine}"})
+        assert flagged.status_code == 201, flagged.text
+        for seat in (1, 2):  # the bots process sits down (as any client does)
+            assert http.post(f"/matches/{match_id}/seats", json={"seat": seat}).status_code == 201
+        get_json(http, f"/matches/{match_id}/views/public", after_version=1, wait_s=10)
+        answer = vote(http, match_id, mine)
+        assert answer["abandoned"] and answer["votes"] == [0] and answer["waiting_for"] == []
+        log = get_json(http, f"/matches/{match_id}/log")["events"]
+        assert log[-1]["type"] == "MatchAbandoned" and log[-1]["body"] == {"votes": [0, 1, 2], "rule": "all"}
+        alone, tokens = new_match(http)
+        assert not vote(http, alone, tokens[0])["abandoned"], "without bots the others must agree"

@@ -11,18 +11,20 @@ of an in-process service with its worker and projector on threads (``airship irc
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from services.chat.irc.acks import Acks
 from services.chat.irc.connection import IrcConnection, IrcError
-from services.chat.irc.outbox import Line, Outbox
+from services.chat.irc.outbox import MAX_QUEUED, Line, Outbox
 from services.chat.irc.protocol import CTCP, Message, is_channel
 from services.chat.irc.seats import Sender, same_nick
 from services.chat.irc.store import TableStore
-from services.chat.irc.tables import BOARD_EVERY_S, Tables
+from services.chat.irc.tables import BOARD_EVERY_S, IDLE_REMIND_S, Tables
 from services.client.protocol import GameClient
 from services.logs import get_logger
 from services.pipeline.backoff import Backoff
@@ -43,10 +45,15 @@ class BridgeSettings:
     timeout_s: float = 30.0
     line_interval_s: float = 0.0
     burst: int = 5
+    bytes_per_s: float = 0.0  # the most bytes a second on average (0: no limit)
+    ack_window: int = 12  # lines sent and not yet acknowledged by the server (PING/PONG) at most
+    max_queued: int = MAX_QUEUED  # lines queued per table; beyond, its oldest chatter is dropped (never the match's)
     store_path: str | None = None  # where the tables are kept across restarts (None: in memory only)
     reconnect_min_s: float = 1.0
     reconnect_max_s: float = 60.0
     board_every_s: float = BOARD_EVERY_S
+    idle_remind_s: float = IDLE_REMIND_S  # remind a player to move who lets the table wait this long (0: never)
+    colour: bool = False  # the players' nicks in mIRC colours in the channel's event lines
 
     @classmethod
     def from_address(cls, address: str, **changes: object) -> BridgeSettings:
@@ -64,8 +71,11 @@ class IrcBridge:
                  connect: Callable[[BridgeSettings], IrcConnection] | None = None) -> None:
         self.settings = settings
         store = TableStore(settings.store_path) if settings.store_path else None
-        self.tables = Tables(client, settings.timeout_s, store, board_every_s=settings.board_every_s)
-        self.outbox = Outbox(settings.line_interval_s, settings.burst)
+        self.tables = Tables(client, settings.timeout_s, store, board_every_s=settings.board_every_s,
+                             idle_remind_s=settings.idle_remind_s, colour=settings.colour)
+        self.outbox = Outbox(settings.line_interval_s, settings.burst, settings.max_queued,
+                             bytes_per_s=settings.bytes_per_s)
+        self.acks = Acks(window=settings.ack_window)
         self._connect = connect or _open
         self.connection: IrcConnection | None = None
         self.ready = threading.Event()  # registered and the channels joined (cleared while disconnected)
@@ -74,6 +84,7 @@ class IrcBridge:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._joined: set[str] = set()
+        self._send_lock = threading.Lock()  # a line sent and noted, or the connection's lines taken back
         self._accounts: dict[str, str] = {}  # nick (lower case) -> services account, where the server says
 
     def run(self) -> None:
@@ -110,7 +121,8 @@ class IrcBridge:
         self.connections += 1
         self._joined.clear()
         self._accounts.clear()
-        self.tables.on_reconnect()
+        self.tables.on_reconnect(first=self.connections == 1)
+        self.tables.me = connection.nick
         for channel in self._channels():
             connection.join(channel)
         self._connected.set()
@@ -126,6 +138,12 @@ class IrcBridge:
             self.ready.clear()
             self.connection = None
             connection.close()
+            with self._send_lock:  # the sender is between lines: what the server never acknowledged goes again
+                lost = self.acks.lost()
+            for line in reversed(lost):
+                self.outbox.unget(line)
+            if lost:
+                log.info("irc lines sent again", lines=len(lost))
 
     def stop(self) -> None:
         self._stop.set()
@@ -151,6 +169,9 @@ class IrcBridge:
         if command == WHO_REPLY and len(message.params) >= 6:  # me channel user host server nick ...
             _, channel, user, host, _, nick = message.params[:6]
             self.tables.on_seen(channel, Sender(nick, f"{user}@{host}", self._accounts.get(nick.lower())))
+            return
+        if command == "PONG":  # the server read everything sent before our PING
+            self.acks.pong(message.params[-1] if message.params else "")
             return
         if not message.nick:
             return
@@ -221,22 +242,46 @@ class IrcBridge:
                 log.exception("irc update failed")
 
     def _send_lines(self) -> None:
+        """Send the outbox's lines; each counts as told once the server acknowledged it (:mod:`.acks`): no more
+        than the ack window unacknowledged, a ping after every few lines and whenever the outbox runs dry."""
         while not self._stop.is_set():
             if not self._connected.wait(self.settings.poll_s):
                 continue
+            if not self.acks.wait_room(self._stop, self.settings.poll_s):  # the server is behind: wait for its PONG
+                connection = self.connection
+                if self.acks.stalled() and connection is not None:  # no PONG for a minute: the connection is dead
+                    log.warning("irc server acknowledges nothing; connecting again", unacknowledged=self.acks.waiting)
+                    connection.close("no answer")
+                continue
+            if not self.outbox.queued():
+                self._ping(self.acks.idle())
             line = self.outbox.take(self._stop)
             if line is None:
                 return
-            connection = self.connection
-            try:
-                if connection is None:
-                    raise IrcError("not connected")
-                connection.send("PRIVMSG", line.target, line.text)
-            except IrcError:
-                self.outbox.unget(line)  # sent once connected again
-                if connection is None or connection.closed.is_set():
-                    self._connected.clear()
+            with self._send_lock:
+                connection = self.connection
+                try:
+                    if connection is None or not self._connected.is_set():
+                        raise IrcError("not connected")
+                    connection.send("PRIVMSG", line.target, line.text)
+                    token = self.acks.sent(line)
+                except IrcError:
+                    self.outbox.unget(line)  # sent once connected again
+                    if connection is None or connection.closed.is_set():
+                        self._connected.clear()
+                    token = None
+            if token is None and not self.outbox.queued():
+                token = self.acks.idle()
+            self._ping(token)
+            if token is None and connection is None:
                 self._stop.wait(0.05)
+
+    def _ping(self, token: str | None) -> None:
+        connection = self.connection
+        if token is None or connection is None:
+            return
+        with contextlib.suppress(IrcError):  # the connection is going: its lines are sent again on the next
+            connection.send("PING", token)
 
     def _say(self, replies: Sequence[Line]) -> None:
         if replies:

@@ -48,6 +48,7 @@ class TableRecord:
     shown: int = 0  # the channel has been told the events up to this version
     players: list[SeatRecord] = field(default_factory=list)
     abandon_votes: list[int] = field(default_factory=list)
+    bots: dict[str, str] = field(default_factory=dict)  # seat (as text) -> strength: seats given to the service's bots
 
 
 def _table(data: dict[str, Any]) -> TableRecord:

@@ -111,6 +111,7 @@ def throw_word(card: str) -> str:
 
 class MadZeppelinAdapter(NaturalAdapter):
     command_words = frozenset(VERBS)  # what starts a command (a chat bridge tells commands from talk by it)
+    verbs = VERBS  # word -> command type (a chat bridge names a secret command's word when it refuses it publicly)
     help_text = ("Commands: draft igor | colour 2 red | play captain | ability (with a Traitor, 'die 1' or 'seat 2' "
                  "when it needs one) | look unused / look seat 1 | reroll 2 | throw gold (with big crate) | throw "
                  "alcohol | end | steal gold / steal cargo | give gold / give wood | arrange 3 1 2. Dice count from 1; "

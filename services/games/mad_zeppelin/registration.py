@@ -10,7 +10,7 @@ from services.games.mad_zeppelin.board import render, standing
 from services.games.mad_zeppelin.bot import PLUGIN
 from services.games.mad_zeppelin.candidates import candidates
 from services.games.mad_zeppelin.chat import MadZeppelinAdapter
-from services.games.mad_zeppelin.schemas import SCHEMAS
+from services.games.mad_zeppelin.schemas import SCHEMAS, SECRET_COMMANDS
 from services.games.registration import Registration, TestParameters
 
 REGISTRATION = Registration(
@@ -23,6 +23,7 @@ REGISTRATION = Registration(
     logs=Path(__file__).with_name("logs"),
     standing=standing,
     candidates=candidates,
+    secret_commands=SECRET_COMMANDS,
     tests=TestParameters(seats=2, browser_bot="heuristic", arena_matches=100, arena_stack_matches=12,
                          heuristic_wins=0.9),
 )

@@ -177,6 +177,11 @@ COMMANDS: dict[str, type[CommandBody]] = {
     "end_sequence": EndSequenceCommand,
 }
 
+SECRET_COMMANDS = frozenset({"draft", "give", "arrange_hold"})
+"""Choices the rules keep from the other players: the Traitor drafted, the Cargo card given to the Negotiator (only
+the two of them see it), the order the Geologist puts the Hold back in. Sent privately (a chat table refuses them
+in its channel)."""
+
 
 # ---- events ----
 

@@ -133,6 +133,7 @@ def _trade_side(trade: Mapping[str, Any], key: str) -> str:
 
 class ModernWorldAdapter(NaturalAdapter):
     command_words = frozenset(VERBS)  # what starts a command (a chat bridge tells commands from talk by it)
+    verbs = VERBS  # word -> command type (a chat bridge names a secret command's word when it refuses it publicly)
     help_text = ("Commands: bid 3 | pass | buy 4 (or buy 4 a1 r3) | invest mining, finance | offer seat 1: mining "
                  "+ 2 money for 2 labor | accept 3 | decline 3 | build mining | discard culture | convert 9 money "
                  "to 3 victory (or convert victory: all your money) | done | nation japan. Names may be shortened "

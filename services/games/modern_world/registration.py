@@ -10,7 +10,7 @@ from services.games.modern_world.board import render, standing
 from services.games.modern_world.bot import PLUGIN
 from services.games.modern_world.candidates import candidates
 from services.games.modern_world.chat import ModernWorldAdapter
-from services.games.modern_world.schemas import SCHEMAS
+from services.games.modern_world.schemas import SCHEMAS, SECRET_COMMANDS
 from services.games.registration import Registration, TestParameters
 
 REGISTRATION = Registration(
@@ -23,6 +23,7 @@ REGISTRATION = Registration(
     logs=Path(__file__).with_name("logs"),
     standing=standing,
     candidates=candidates,
+    secret_commands=SECRET_COMMANDS,
     tests=TestParameters(seats=2, browser_bot="random", stack_steps=60, arena_matches=70, arena_stack_matches=3,
                          heuristic_wins=0.9),
 )

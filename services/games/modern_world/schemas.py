@@ -208,6 +208,10 @@ COMMANDS: dict[str, type[CommandBody]] = {
 }
 """Command type -> its body model (``services.games.kit.parse_body`` validates against it)."""
 
+SECRET_COMMANDS = frozenset({"propose_trade"})
+"""Choices the rules keep from the other players: what a trade proposal offers and asks (only the two partners see
+it). Sent privately (a chat table refuses them in its channel)."""
+
 
 # ------------------------------------------------------------------------------------ events
 
