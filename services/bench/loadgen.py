@@ -3,12 +3,12 @@ the bench coordinator, :mod:`services.bench.pipeline`, which starts them with :m
 talks to them over a pipe).
 
 - :func:`prefill`: creates and joins its share of the matches through the lobby
-  (:class:`~services.pipeline.client.Client`), prepares every command (``tally`` adds, or the commands of
+  (:class:`~services.pipeline.direct.DirectClient`), prepares every command (``tally`` adds, or the commands of
   random matches of a real game played out in memory beforehand, see :func:`preplay`), says ``ready``,
   and on ``go`` publishes them all with pipelined XADDs, each match's commands in order, the matches
   interleaved; then reports and exits.
 - :func:`open_loop`: creates and joins its tally matches, warms every one up (one command each, through
-  :meth:`Client.call`), says ``ready``, then runs one phase per ``go`` message: commands at a fixed rate,
+  :meth:`DirectClient.call`), says ``ready``, then runs one phase per ``go`` message: commands at a fixed rate,
   each sent at its scheduled time whatever happened to the earlier ones, while the matches' results
   streams are read on a second connection (:func:`_phase`); the latency of a command is from its
   *scheduled* send time to the moment its result was read (no coordinated omission: a late send counts
@@ -47,7 +47,7 @@ from services.games import get_game
 from services.games.base import Game
 from services.games.rng import derive_rng
 from services.pipeline.auth import seat_authorized
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_streams import FIELD
 from services.settings import Settings
@@ -89,7 +89,7 @@ def preplay(game: Game[Any], seats: int, seed: int, pick: random.Random) -> Play
     return Played(seed, seats, commands, setup, version)
 
 
-def _joined(client: Client, game: str, seats: int, seed: int | None = None) -> tuple[str, dict[int, str]]:
+def _joined(client: DirectClient, game: str, seats: int, seed: int | None = None) -> tuple[str, dict[int, str]]:
     """A new match with every seat joined (it is running then); each credential checked as the trusted
     client checks it before publishing (the envelopes carry none)."""
     meta = client.create_match(game, seats, seed=seed)
@@ -135,7 +135,7 @@ def prefill(conn: Connection, settings: Settings, job: dict[str, Any]) -> None:
 def _prefill(conn: Connection, settings: Settings, job: dict[str, Any]) -> None:
     register_tally()
     backend = RedisBackend(settings)
-    client = Client(backend)
+    client = DirectClient(backend)
     keys = settings.keys
     tag, game_name = job["tag"], job["game"]
     per_match: list[list[bytes]] = []
@@ -204,7 +204,7 @@ def open_loop(conn: Connection, settings: Settings, job: dict[str, Any]) -> None
 def _open_loop(conn: Connection, settings: Settings, job: dict[str, Any]) -> None:
     register_tally()
     backend = RedisBackend(settings)
-    client = Client(backend, poll_ms=50)
+    client = DirectClient(backend, poll_ms=50)
     keys = settings.keys
     joined = [_joined(client, "tally", 1) for _ in range(job["matches"])]
     match_ids = [match_id for match_id, _ in joined]

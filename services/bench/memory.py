@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from services.bots.base import RandomBot
 from services.bots.runner import play_match
 from services.games import builtin_games, default_seats, get_game
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import RedisBackend, delete_prefix
 from services.pipeline.redis_local import LocalServices
 from services.settings import Settings
@@ -56,7 +56,7 @@ def kind_of(key: str) -> str:
 def measure(settings: Settings, games: list[str], matches: int) -> MemoryBench:
     services = LocalServices(settings).start()
     backend = RedisBackend(settings)
-    client = Client(backend, poll_ms=50)
+    client = DirectClient(backend, poll_ms=50)
     played = events = 0
     try:
         for name in games:

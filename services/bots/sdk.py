@@ -40,7 +40,7 @@ from schemas.legal import choices_from_wire, concrete
 from services.bots.base import Bot
 from services.client.protocol import GameClient
 from services.logs import get_logger
-from services.pipeline.client import Timeout
+from services.pipeline.direct import Timeout
 
 log = get_logger("bot")
 

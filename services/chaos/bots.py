@@ -18,7 +18,7 @@ from services.games.errors import BadOptions
 from services.logs import get_logger
 from services.pipeline import lobby
 from services.pipeline.auth import hash_credential
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.ports import Backend
 
 T = TypeVar("T")
@@ -51,7 +51,7 @@ class Ledger:
             self.received.append(Received(result, self.epoch))
 
 
-class RecordingClient(Client):
+class RecordingClient(DirectClient):
     def __init__(self, backend: Backend, ledger: Ledger, poll_ms: int = 200) -> None:
         super().__init__(backend, poll_ms=poll_ms)
         self.ledger = ledger
@@ -84,7 +84,7 @@ def retrying(fn: Callable[[], T], attempts: int = 60) -> T:
     raise AssertionError("unreachable")
 
 
-def create(client: Client, game: str, seats: int, seed: int, match_id: str) -> None:
+def create(client: DirectClient, game: str, seats: int, seed: int, match_id: str) -> None:
     store = client.backend.store
 
     def attempt() -> None:
@@ -97,7 +97,7 @@ def create(client: Client, game: str, seats: int, seed: int, match_id: str) -> N
     retrying(attempt)
 
 
-def join(client: Client, match_id: str, seat: int) -> str:
+def join(client: DirectClient, match_id: str, seat: int) -> str:
     """Take the seat with a credential of our own, so a retry can tell whether the lost attempt won."""
     store = client.backend.store
     credential = secrets.token_urlsafe(24)
@@ -138,7 +138,7 @@ def play(client: RecordingClient, game: str, seats: int, seed: int, match_id: st
         return run
     with client.ledger.lock:
         client.ledger.credentials.extend(credentials)
-    def reconnect() -> Client:
+    def reconnect() -> DirectClient:
         if time.monotonic() > deadline:
             raise RuntimeError("the chaos run's deadline has passed")
         return client

@@ -39,7 +39,7 @@ from services.client.errors import GatewayError, NotFound
 from services.client.protocol import GameClient
 from services.games.abandon import ended_text, is_abandoned
 from services.games.errors import BadOptions
-from services.pipeline.client import Timeout
+from services.pipeline.direct import Timeout
 
 HELP_WORDS = {"help", "?", "h"}
 BOARD_WORDS = {"board", "view", "look"}

@@ -51,7 +51,7 @@ def cmd_irc(args: argparse.Namespace) -> int:
     from services.client.errors import ClientError
     from services.client.http import GatewayClient
     from services.client.protocol import GameClient
-    from services.pipeline.client import Client
+    from services.pipeline.direct import DirectClient
     from services.pipeline.memory import MemoryBackend
     from services.pipeline.projector import Projector
     from services.pipeline.worker import Worker
@@ -86,7 +86,7 @@ def cmd_irc(args: argparse.Namespace) -> int:
                     Projector(backend.store, backend.views, "irc-projector")]
         for service in services:
             threading.Thread(target=service.run, name=type(service).__name__, daemon=True).start()
-        client, close = Client(backend), backend.close
+        client, close = DirectClient(backend), backend.close
     try:
         bridge = IrcBridge(client, settings)
     except StoreError as e:

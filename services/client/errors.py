@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.pipeline.client import Timeout as PipelineTimeout
+from services.pipeline.direct import Timeout as PipelineTimeout
 
 MAX_DETAIL = 300
 

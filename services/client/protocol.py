@@ -1,5 +1,5 @@
 """What the bot SDK, the match runner and the chat frontends need from a client, so they run over either
-the embedded trusted :class:`services.pipeline.client.Client` or a gateway client
+the embedded trusted :class:`services.pipeline.direct.DirectClient` or a gateway client
 (:class:`services.client.http.GatewayClient`). The seat token of the gateway plays the part of the
 embedded client's seat credential (the ``credential`` argument)."""
 

@@ -7,7 +7,7 @@ without ``--redis``, tournaments, tests).
 
 from __future__ import annotations
 
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.memory import MemoryBackend
 from services.pipeline.projector import Projector
 from services.pipeline.worker import Worker
@@ -26,5 +26,5 @@ class InProcess:
         while self.worker.run_once(block_ms=0) + self.projector.run_once(block_ms=0):
             pass
 
-    def client(self) -> Client:
-        return Client(self.backend, pump=self.pump)
+    def client(self) -> DirectClient:
+        return DirectClient(self.backend, pump=self.pump)

@@ -52,7 +52,7 @@ from schemas.envelopes import CommandResult, EventEnvelope, MatchMeta, ViewRecor
 from schemas.logentry import LOOKBACK, Cause, first_cause, load_slice, log_and_feed, starts_inside_command
 from services.faults import armed, fault_point
 from services.keys import PROJECTORS_GROUP, Keys
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.ports import (
     AppendItem,
     AppendOutcome,
@@ -513,7 +513,7 @@ class RedisBackend:
         self.redis.close()
 
 
-def redis_client_for_play(url: str) -> tuple[Client, Callable[[], None] | None]:
+def redis_client_for_play(url: str) -> tuple[DirectClient, Callable[[], None] | None]:
     """A client for ``airship play --redis URL``: a worker and a projector run as threads of this process
     against a fresh key prefix; the returned cleanup stops them and lets the match's keys expire (an hour
     later, so the log can still be saved)."""
@@ -522,4 +522,4 @@ def redis_client_for_play(url: str) -> tuple[Client, Callable[[], None] | None]:
     settings = Settings.from_env(redis_url=url)
     settings = settings.with_(key_prefix=f"{settings.key_prefix}-play-{uuid.uuid4().hex[:8]}")
     services = LocalServices(settings).start()
-    return Client(RedisBackend(settings), poll_ms=settings.block_ms), services.stop
+    return DirectClient(RedisBackend(settings), poll_ms=settings.block_ms), services.stop

@@ -19,7 +19,7 @@ from services.archive.files import archive_path
 from services.bots.base import RandomBot
 from services.bots.runner import play_match
 from services.faults import EXIT_CODE
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_local import LocalServices
 from services.replay.files import read_match
@@ -35,7 +35,7 @@ def played(redis_settings: Settings) -> Iterator[tuple[RedisBackend, list[str], 
     """Three finished nim matches and one running one (created, joined, no move yet)."""
     services = LocalServices(redis_settings).start()
     backend = RedisBackend(redis_settings)
-    client = Client(backend, poll_ms=20)
+    client = DirectClient(backend, poll_ms=20)
     try:
         finished = [play_match(client, "nim", 2, [RandomBot(seed=i), RandomBot(seed=i + 10)], seed=i).meta.match_id
                     for i in range(3)]

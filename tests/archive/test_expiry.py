@@ -13,7 +13,7 @@ import pytest
 
 from services.archive.archiver import Archiver
 from services.archive.expiry import OpenExpiry
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_local import LocalServices
 from services.settings import Settings
@@ -46,7 +46,7 @@ def age(backend: RedisBackend, match_id: str, status: str, seconds: float) -> No
 
 
 def test_old_open_matches_are_removed_and_nothing_else(backend: RedisBackend, tmp_path: Path) -> None:
-    client = Client(backend, poll_ms=20)
+    client = DirectClient(backend, poll_ms=20)
     k = backend.settings.keys
     old = [client.create_match("moderne-zeiten", 3).match_id for _ in range(3)]
     young = client.create_match("nim", 2).match_id
@@ -77,7 +77,7 @@ def test_old_open_matches_are_removed_and_nothing_else(backend: RedisBackend, tm
 
 def test_a_match_that_began_meanwhile_stays(backend: RedisBackend) -> None:
     """The open-set entry may be stale (the match began after the range read): the script checks the status."""
-    client = Client(backend, poll_ms=20)
+    client = DirectClient(backend, poll_ms=20)
     k = backend.settings.keys
     match_id = client.create_match("nim", 2).match_id
     for seat in range(2):
@@ -91,7 +91,7 @@ def test_a_match_that_began_meanwhile_stays(backend: RedisBackend) -> None:
 
 
 def test_zero_keeps_open_matches(backend: RedisBackend, tmp_path: Path) -> None:
-    client = Client(backend, poll_ms=20)
+    client = DirectClient(backend, poll_ms=20)
     match_id = client.create_match("nim", 2).match_id
     age(backend, match_id, "open", 10**7)
     report = Archiver(backend.redis, dataclasses.replace(backend.settings, open_ttl_s=0), tmp_path).run_once()
@@ -100,7 +100,7 @@ def test_zero_keeps_open_matches(backend: RedisBackend, tmp_path: Path) -> None:
 
 def test_the_worker_refuses_to_purge_a_young_open_match(backend: RedisBackend) -> None:
     """The purge is the worker's decision: an archiver with a shorter TTL than the worker's removes nothing."""
-    client = Client(backend, poll_ms=20)
+    client = DirectClient(backend, poll_ms=20)
     k = backend.settings.keys
     match_id = client.create_match("nim", 2).match_id
     age(backend, match_id, "open", TTL_S - 60)

@@ -13,7 +13,7 @@ import pytest
 from services.archive.archiver import Archiver
 from services.archive.files import archive_path
 from services.archive.idle import IdleExpiry, expiry_id
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_local import LocalServices
 from services.replay.files import read_match
@@ -23,22 +23,22 @@ pytestmark = pytest.mark.redis
 
 
 @pytest.fixture
-def live(redis_settings: Settings) -> Iterator[tuple[RedisBackend, Client]]:
+def live(redis_settings: Settings) -> Iterator[tuple[RedisBackend, DirectClient]]:
     services = LocalServices(redis_settings).start()
     backend = RedisBackend(redis_settings)
     try:
-        yield backend, Client(backend, poll_ms=20)
+        yield backend, DirectClient(backend, poll_ms=20)
     finally:
         services.stop()
         backend.close()
 
 
-def running_match(client: Client, seed: int) -> tuple[str, dict[int, str]]:
+def running_match(client: DirectClient, seed: int) -> tuple[str, dict[int, str]]:
     match_id = client.create_match("nim", 2, seed=seed).match_id
     return match_id, dict(client.join(match_id, seat) for seat in range(2))
 
 
-def first_move(client: Client, match_id: str, tokens: dict[int, str]) -> None:
+def first_move(client: DirectClient, match_id: str, tokens: dict[int, str]) -> None:
     """Whoever is to act takes 1."""
     record = client.wait_view(match_id, "public", 1)
     seat = record.to_act[0]
@@ -55,7 +55,7 @@ def wait_finished(backend: RedisBackend, match_id: str, timeout_s: float = 10.0)
     return False
 
 
-def test_an_idle_running_match_is_ended_with_its_reason_and_archived(live: tuple[RedisBackend, Client],
+def test_an_idle_running_match_is_ended_with_its_reason_and_archived(live: tuple[RedisBackend, DirectClient],
                                                                      tmp_path: Path) -> None:
     backend, client = live
     idle, _ = running_match(client, 1)
@@ -85,7 +85,7 @@ def test_an_idle_running_match_is_ended_with_its_reason_and_archived(live: tuple
     assert not backend.redis.exists(k.meta(idle))
 
 
-def test_a_move_made_after_the_archiver_looked_makes_the_expiry_stale(live: tuple[RedisBackend, Client]) -> None:
+def test_a_move_made_after_the_archiver_looked_makes_the_expiry_stale(live: tuple[RedisBackend, DirectClient]) -> None:
     backend, client = live
     match_id, tokens = running_match(client, 3)
     k = backend.settings.keys

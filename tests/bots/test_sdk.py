@@ -10,7 +10,7 @@ import pytest
 
 from services.bots.base import RandomBot
 from services.bots.sdk import SeatRunner
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.memory import MemoryBackend
 from tests.pipeline.threaded import running_service
 
@@ -21,7 +21,7 @@ def service() -> Iterator[MemoryBackend]:
         yield backend
 
 
-def _play(client: Client, runners_for: Any) -> tuple[str, list[SeatRunner]]:
+def _play(client: DirectClient, runners_for: Any) -> tuple[str, list[SeatRunner]]:
     meta = client.create_match("nim", 2, seed=9)
     runners = [runners_for(meta.match_id, seat, client.join(meta.match_id, seat)[1]) for seat in range(2)]
     threads = [threading.Thread(target=r.run, daemon=True) for r in runners]
@@ -34,7 +34,7 @@ def _play(client: Client, runners_for: Any) -> tuple[str, list[SeatRunner]]:
 
 
 def test_bots_play_a_match_to_the_end(service: MemoryBackend) -> None:
-    client = Client(service, poll_ms=20)
+    client = DirectClient(service, poll_ms=20)
     match_id, runners = _play(client, lambda m, s, c: SeatRunner(client, m, s, c, RandomBot(s), timeout_s=10))
     assert all(r.final is not None and r.final.view["finished"] for r in runners)
     accepted = sum(1 for r in runners for res in r.stats.results if res.status == "accepted")
@@ -42,7 +42,7 @@ def test_bots_play_a_match_to_the_end(service: MemoryBackend) -> None:
     assert accepted == len(taken)
 
 
-class FlakyClient(Client):
+class FlakyClient(DirectClient):
     """Drops the 'connection' right after sending every third command: the result never arrives."""
 
     def __init__(self, backend: MemoryBackend) -> None:
@@ -58,7 +58,7 @@ class FlakyClient(Client):
 
 
 def test_reconnecting_bots_neither_lose_nor_repeat_a_decision(service: MemoryBackend) -> None:
-    client = Client(service, poll_ms=20)
+    client = DirectClient(service, poll_ms=20)
 
     def make(match_id: str, seat: int, credential: str) -> SeatRunner:
         flaky = FlakyClient(service)
@@ -76,7 +76,7 @@ def test_reconnecting_bots_neither_lose_nor_repeat_a_decision(service: MemoryBac
     assert not rejected, rejected
 
 
-class TakenNotAppliedClient(Client):
+class TakenNotAppliedClient(DirectClient):
     """Every third command is taken by the service, as the gateway takes it (its key and its command recorded),
     and the connection drops before it is published, as if the worker that would apply it had died: the view does
     not move, so the seat answers the same version again. Like the gateway, an id sent again must carry the same
@@ -100,7 +100,7 @@ class TakenNotAppliedClient(Client):
 
 def test_a_resend_after_a_lost_answer_is_the_same_command(service: MemoryBackend) -> None:
     """A bot that would choose otherwise the second time (a random one) sends the command in hand again."""
-    client = Client(service, poll_ms=20)
+    client = DirectClient(service, poll_ms=20)
     TakenNotAppliedClient.taken = {}
 
     def make(match_id: str, seat: int, credential: str) -> SeatRunner:
@@ -116,7 +116,7 @@ def test_play_seat_joins_a_free_seat_and_plays_it_to_the_end(service: MemoryBack
     from services.bots.examples.greedy import Greedy
     from services.bots.sdk import play_seat
 
-    client = Client(service, poll_ms=20)
+    client = DirectClient(service, poll_ms=20)
     meta = client.create_match("nim", 2, seed=4)
     threads = [threading.Thread(target=play_seat, args=(client, meta.match_id, bot), kwargs={"timeout_s": 10},
                                 daemon=True) for bot in (Greedy(), RandomBot(1))]
@@ -132,7 +132,7 @@ def test_play_seat_joins_a_free_seat_and_plays_it_to_the_end(service: MemoryBack
 def test_play_seat_waits_until_every_seat_is_taken(service: MemoryBackend) -> None:
     from services.bots.sdk import play_seat
 
-    client = Client(service, poll_ms=20)
+    client = DirectClient(service, poll_ms=20)
     meta = client.create_match("nim", 2, seed=5)
     first = threading.Thread(target=play_seat, args=(client, meta.match_id, RandomBot(0)), kwargs={"timeout_s": 10},
                              daemon=True)

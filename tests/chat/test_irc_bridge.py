@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from services.chat.irc.bridge import BridgeSettings, IrcBridge
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.memory import MemoryBackend
 from tests.chat.ircd import IrcPlayer, choose, contained, lines_by_reader, miniircd
 from tests.pipeline.threaded import running_service
@@ -35,7 +35,7 @@ def service() -> Iterator[MemoryBackend]:
 @pytest.fixture
 def bridge(irc_port: int, service: MemoryBackend) -> Iterator[IrcBridge]:
     settings = BridgeSettings(port=irc_port, nick=BRIDGE, channels=("#nim", "#zeiten"), poll_s=0.05, timeout_s=10)
-    bot = IrcBridge(Client(service, poll_ms=20), settings)
+    bot = IrcBridge(DirectClient(service, poll_ms=20), settings)
     thread = threading.Thread(target=bot.run, daemon=True)
     thread.start()
     assert bot.ready.wait(10), "the bridge did not join its channels"
@@ -128,7 +128,7 @@ def test_a_nim_match_over_irc(bridge: IrcBridge, irc_port: int, service: MemoryB
     match_id, players = seat_up("#nim", "nim", ["alice", "bob"], irc_port)
     try:
         moves = play_out(players, "#nim")
-        record = Client(service).view(match_id, "public")
+        record = DirectClient(service).view(match_id, "public")
         assert record is not None and record.view["finished"]
         assert all(moves), "each player moved"
         watcher.wait_for("The match is over. Won by (alice|bob)", sender=BRIDGE)
@@ -149,7 +149,7 @@ def test_a_moderne_zeiten_match_over_irc(bridge: IrcBridge, irc_port: int, servi
     match_id, players = seat_up("#zeiten", "moderne-zeiten", ["ann", "ben", "cid"], irc_port, "seed=11")
     try:
         play_out(players, "#zeiten")
-        record = Client(service).view(match_id, "public")
+        record = DirectClient(service).view(match_id, "public")
         assert record is not None and record.view["finished"]
         lines = readable_lines(service.store, match_id, "moderne-zeiten", 3, ["ann", "ben", "cid"])
         assert_private_views_stay_private(players, lines)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from services.chat.irc.bridge import BridgeSettings, IrcBridge
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.memory import MemoryBackend
 from tests.chat.ircd import IrcPlayer, choose, contained, miniircd
 from tests.chat.test_irc_bridge import BRIDGE, assert_private_views_stay_private, readable_lines, seat_up, service
@@ -32,7 +32,7 @@ def irc_port() -> Iterator[int]:
 @pytest.fixture
 def bridge(irc_port: int, service: MemoryBackend) -> Iterator[IrcBridge]:
     settings = BridgeSettings(port=irc_port, nick=BRIDGE, channels=("#mad", "#world"), poll_s=0.05, timeout_s=10)
-    bot = IrcBridge(Client(service, poll_ms=20), settings)
+    bot = IrcBridge(DirectClient(service, poll_ms=20), settings)
     thread = threading.Thread(target=bot.run, daemon=True)
     thread.start()
     assert bot.ready.wait(10), "the bridge did not join its channels"
@@ -82,7 +82,7 @@ def test_a_mad_zeppelin_match_over_irc(bridge: IrcBridge, irc_port: int, service
     match_id, players = seat_up("#mad", "mad-zeppelin", ["ann", "ben"], irc_port, "seed=5")
     try:
         moves = play_out(players, "#mad", choose)
-        record = Client(service).view(match_id, "public")
+        record = DirectClient(service).view(match_id, "public")
         assert record is not None and record.view["finished"]
         assert all(moves)
         lines = readable_lines(service.store, match_id, "mad-zeppelin", 2, ["ann", "ben"])
@@ -119,7 +119,7 @@ def test_a_modern_world_match_over_irc(bridge: IrcBridge, irc_port: int, service
     match_id, players = seat_up("#world", "modern-world", nicks, irc_port, "seed=3")
     try:
         moves = play_out(players, "#world", world_chooser(nicks))
-        record = Client(service).view(match_id, "public")
+        record = DirectClient(service).view(match_id, "public")
         assert record is not None and record.view["finished"]
         lines = readable_lines(service.store, match_id, "modern-world", 2, nicks)
         assert_private_views_stay_private(players, lines)

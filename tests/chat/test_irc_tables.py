@@ -18,7 +18,7 @@ from services.chat.irc.protocol import parse
 from services.chat.irc.seats import RECONNECT_S, Sender
 from services.chat.irc.store import TableStore
 from services.chat.irc.tables import Tables
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.inprocess import InProcess
 
 ANN = Sender("ann", "ann@10.0.0.1")
@@ -26,7 +26,7 @@ BOB = Sender("bob", "bob@10.0.0.2")
 EVE_AS_BOB = Sender("bob", "bob@10.0.0.2")  # the same nick and user@host, after bob left IRC
 
 
-class PumpedClient(Client):
+class PumpedClient(DirectClient):
     """The in-process service, run to quiescence before every look at a view: deterministic tables."""
 
     def view(self, match_id: str, key: str | int = "public", token: str | None = None) -> ViewRecord | None:

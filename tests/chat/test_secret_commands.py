@@ -11,7 +11,7 @@ from typing import Any
 from services.chat.irc.seats import Sender
 from services.chat.session import ChatSession
 from services.games.registry import registration_of
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.inprocess import InProcess
 from tests.chat.test_irc_tables import tables, texts
 
@@ -20,7 +20,7 @@ BOB = Sender("bob", "bob@10.0.0.2")
 PRIVATE = "/msg airship"
 
 
-def zeppelin(seed: int = 3) -> tuple[Client, dict[int, str], int]:
+def zeppelin(seed: int = 3) -> tuple[DirectClient, dict[int, str], int]:
     """A 2-seat Mad Zeppelin match in its draft; the seat to draft."""
     client = InProcess(partitions=2).client()
     client.create_match("mad-zeppelin", 2, seed=seed, match_id="mz")

@@ -13,12 +13,12 @@ from services.bots.sdk import concrete_legal
 from services.chat.session import ChatSession
 from services.chat.terminal import run_chat
 from services.games.errors import BadOptions
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.inprocess import InProcess
 from services.pipeline.worker import WorkerSettings
 
 
-def nim_match(seed: int = 4) -> tuple[Client, dict[int, str]]:
+def nim_match(seed: int = 4) -> tuple[DirectClient, dict[int, str]]:
     client = InProcess(partitions=2).client()
     client.create_match("nim", 2, seed=seed, match_id="chat")
     credentials = dict(client.join("chat", s) for s in range(2))
@@ -113,7 +113,7 @@ def test_unknown_match_or_seat_is_refused() -> None:
 class BotPlaysTheOtherSeat(io.StringIO):
     """stdin for seat 0 that lets a bot move for seat 1 whenever it is its turn, then picks option 1."""
 
-    def __init__(self, client: Client, credential: str) -> None:
+    def __init__(self, client: DirectClient, credential: str) -> None:
         super().__init__()
         self.client, self.credential, self.bot = client, credential, RandomBot(1)
 
@@ -155,7 +155,7 @@ def test_the_terminal_client_follows_other_players_live() -> None:
     for thread in threads:
         thread.start()
     try:
-        client = Client(embedded.backend, poll_ms=20)
+        client = DirectClient(embedded.backend, poll_ms=20)
         client.create_match("nim", 2, seed=4, match_id="chat")
         creds = dict(client.join("chat", s) for s in range(2))
         client.wait_view("chat", "public", 4, timeout_s=5)

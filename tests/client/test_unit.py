@@ -23,7 +23,7 @@ from services.client import (
 )
 from services.client.common import base_url, seat_of_token, ws_url
 from services.client.errors import error_for, ws_error
-from services.pipeline.client import Timeout as PipelineTimeout
+from services.pipeline.direct import Timeout as PipelineTimeout
 
 TOKEN = "1." + "c" * 48
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from services import redis_binary
 from services.archive.archiver import Archiver
 from services.archive.files import archive_path, read_archive
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import RedisBackend, connect
 from services.settings import Settings
 from tests.ops.conftest import ROOT
@@ -51,7 +51,7 @@ def test_a_backup_restores_into_a_fresh_redis_and_the_matches_resume(tmp_path: P
                    AIRSHIP_METRICS_PORT="0")]
     trusted = RedisBackend(settings_for(server, "admin", archive))
     try:
-        client = Client(trusted, poll_ms=20)
+        client = DirectClient(trusted, poll_ms=20)
         from tests.ops.test_redis_durability import play
 
         finished = play(server, [21, 22, 23])
@@ -104,7 +104,7 @@ def test_a_backup_restores_into_a_fresh_redis_and_the_matches_resume(tmp_path: P
                        AIRSHIP_METRICS_PORT="0")]
         backend = RedisBackend(settings_for(restored, "admin", restored_archive))
         try:
-            client = Client(backend, poll_ms=20)
+            client = DirectClient(backend, poll_ms=20)
             version = client.match(meta.match_id).version
             view = client.wait_view(meta.match_id, "public", version, 30)
             seat = min(view.view["to_act"])

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from schemas.clock import FORFEITED, TIMED_OUT, TIMEOUT_COMMAND
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import RedisBackend
 from services.replay.files import MatchLog
 from services.replay.verify import verify
@@ -55,7 +55,7 @@ def test_timeouts_are_applied_once_through_kills(shipped: RedisServer, workers: 
     procs = [spawn(settings(server, "worker"), "worker", **off) for _ in range(workers)]
     backend = RedisBackend(settings(server, "admin"))
     try:
-        client = Client(backend, poll_ms=50)
+        client = DirectClient(backend, poll_ms=50)
         ids = []
         for n in range(MATCHES):
             meta = client.create_match("moderne-zeiten", 3, seed=100 + n, clock=CLOCK)

@@ -34,7 +34,7 @@ import yaml
 from services.bots.base import RandomBot
 from services.bots.runner import play_match
 from services.keys import Keys
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import RedisBackend
 from services.settings import Settings
 from tests.ops.conftest import ROOT, free_port
@@ -171,7 +171,7 @@ def play(server: RedisServer, seeds: list[int]) -> list[str]:
     settings = Settings(redis_url=server.url("admin"), key_prefix=KP.prefix, partitions=KP.partitions, block_ms=50)
     backend = RedisBackend(settings)
     try:
-        client = Client(backend, poll_ms=50)
+        client = DirectClient(backend, poll_ms=50)
         return [play_match(client, "nim", 2, [RandomBot(seed), RandomBot(seed + 1)], seed=seed,
                            timeout_s=30).meta.match_id for seed in seeds]
     finally:

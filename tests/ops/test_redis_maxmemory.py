@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import redis
 
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import LUA_DIR, RedisBackend
 from services.settings import Settings
 from tests.ops.test_redis_durability import KP, RedisServer, dump, pytestmark
@@ -83,7 +83,7 @@ def test_at_the_limit_writes_are_refused_cleanly_and_everything_proceeds_afterwa
     admin = server.admin()
     limit = str(admin.config_get("maxmemory")["maxmemory"])
     try:
-        client = Client(trusted, poll_ms=50)
+        client = DirectClient(trusted, poll_ms=50)
         meta = client.create_match("nim", 2, seed=5)
         creds = dict(client.join(meta.match_id, seat) for seat in range(2))
         public = client.wait_view(meta.match_id, "public", client.match(meta.match_id).version, 30)

@@ -11,7 +11,7 @@ from prometheus_client import REGISTRY
 
 from schemas.codec import pack, unpack
 from schemas.envelopes import CommandEnvelope, CommandResult, EventEnvelope, MatchMeta, ViewRecord
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.lobby import create_match, join
 from services.pipeline.ports import AppendStatus, Backend
 from services.pipeline.projector import Projector
@@ -218,7 +218,7 @@ class BackendContract:
         credential = creds[credential_of] if isinstance(credential_of, int) else credential_of
         if credential_of == "mangled":
             credential = creds[0][:-1] + ("0" if creds[0][-1] != "0" else "1")
-        result = Client(backend, poll_ms=20).call(match_id, 0, credential, "take", {"n": 1}, 5)
+        result = DirectClient(backend, poll_ms=20).call(match_id, 0, credential, "take", {"n": 1}, 5)
         assert result.status == "rejected" and result.code == "unauthorized"
         assert sum(backend.bus.lag().values()) == 0, "nothing reached the command stream"
         assert backend.store.version(match_id) == before
@@ -281,7 +281,7 @@ class BackendContract:
 
     def test_projected_views_match_a_replay_and_never_leak_secrets(self, backend: Backend) -> None:
         match_id, creds = self._running(backend)
-        client = Client(backend, poll_ms=20)
+        client = DirectClient(backend, poll_ms=20)
         worker = Worker(backend.bus, backend.store, "w", WorkerSettings(block_ms=10))
         projector = Projector(backend.store, backend.views, "p", block_ms=10)
         while True:

@@ -13,7 +13,7 @@ import pytest
 
 from services.faults import EXIT_CODE
 from services.keys import WORKERS_GROUP
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import RedisBackend
 from services.settings import Settings
 from tests.pipeline.redis_fixtures import spawn, stop, wait_until
@@ -29,7 +29,7 @@ def settings(redis_settings: Settings) -> Settings:
 
 def publish(backend: RedisBackend, matches: int, per_match: int) -> dict[str, str]:
     """Tally matches with ``per_match`` commands each queued; returns command id -> match id."""
-    client = Client(backend)
+    client = DirectClient(backend)
     sent: dict[str, str] = {}
     seats = []
     for _ in range(matches):

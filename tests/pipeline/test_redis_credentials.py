@@ -19,7 +19,7 @@ from services.bots.base import RandomBot
 from services.bots.runner import play_match
 from services.chaos.checks import tokens_in
 from services.chaos.redis_server import free_port
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_streams import entries_of
 from services.settings import Settings
@@ -69,7 +69,7 @@ def _stored(backend: RedisBackend) -> list[bytes]:
 def test_wrong_stale_and_missing_credentials_are_rejected_and_nothing_leaks(
         redis_settings: Settings, procs: Procs, tmp_path: Path) -> None:
     backend = RedisBackend(redis_settings)
-    client = Client(backend, poll_ms=50)
+    client = DirectClient(backend, poll_ms=50)
     ports = [free_port(), free_port()]
     procs.append(_service(redis_settings, "worker", tmp_path / "worker.log", ports[0]))
     procs.append(_service(redis_settings, "projector", tmp_path / "projector.log", ports[1]))

@@ -11,7 +11,7 @@ import pytest
 
 from schemas.codec import unpack
 from schemas.envelopes import CommandEnvelope
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import RedisBackend
 from services.settings import Settings
 from tests.pipeline.redis_fixtures import spawn, stop, wait_until
@@ -32,7 +32,7 @@ def dead_letters(backend: RedisBackend) -> list[tuple[CommandEnvelope, str]]:
 
 def test_a_command_whose_decide_raises_is_retried_then_dead_lettered(settings: Settings, procs: Procs) -> None:
     backend = RedisBackend(settings)
-    client = Client(backend)
+    client = DirectClient(backend)
     meta = client.create_match("nim", 2, seed=5)
     creds = [client.join(meta.match_id, s)[1] for s in range(2)]
     bad = client.send(meta.match_id, 0, creds[0], "explode", {})
@@ -48,7 +48,7 @@ def test_a_command_whose_decide_raises_is_retried_then_dead_lettered(settings: S
 
 def test_a_poison_command_that_kills_workers_reaches_the_dead_letters_alone(settings: Settings, procs: Procs) -> None:
     backend = RedisBackend(settings)
-    client = Client(backend)
+    client = DirectClient(backend)
     meta = client.create_match("poison", 1)
     cred = client.join(meta.match_id, 0)[1]
     poison = client.send(meta.match_id, 0, cred, "die", {})

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import RedisBackend, connect
 from services.settings import Settings
 from tests.pipeline.redis_fixtures import spawn, stop, wait_until
@@ -92,7 +92,7 @@ def test_worker_and_projector_stay_live_and_ready_while_idle_and_busy(
     ports = [start(settings, procs, "worker"), start(settings, procs, "projector")]
     watch(ports, 3 * STALE_S)  # idle for longer than the window
     backend = RedisBackend(settings)
-    client = Client(backend)
+    client = DirectClient(backend)
     meta = client.create_match("tally", 1)
     cred = client.join(meta.match_id, 0)[1]
     sent: list[str] = []
@@ -124,7 +124,7 @@ def _red_then_green(port: int, stall_s: float) -> None:
 def test_a_worker_whose_loop_stalls_goes_red_then_green(redis_settings: Settings,
                                                        procs: list[subprocess.Popen[bytes]]) -> None:
     port = start(redis_settings, procs, "worker")
-    client = Client(RedisBackend(redis_settings))
+    client = DirectClient(RedisBackend(redis_settings))
     meta = client.create_match("poison", 1)
     cred = client.join(meta.match_id, 0)[1]
     watch([port], STALE_S + 1)
@@ -137,7 +137,7 @@ def test_a_projector_whose_loop_stalls_goes_red_then_green(redis_settings: Setti
                                                           procs: list[subprocess.Popen[bytes]]) -> None:
     start(redis_settings, procs, "worker", stale_s=None)
     port = start(redis_settings, procs, "projector")
-    client = Client(RedisBackend(redis_settings))
+    client = DirectClient(RedisBackend(redis_settings))
     meta = client.create_match("poison", 1)
     cred = client.join(meta.match_id, 0)[1]
     wait_until(lambda: client.view(meta.match_id) is not None)
@@ -151,7 +151,7 @@ def test_live_and_ready_for_more_than_the_default_window(redis_settings: Setting
                                                                 procs: list[subprocess.Popen[bytes]]) -> None:
     settings = redis_settings.with_(block_ms=1000)
     ports = [start(settings, procs, "worker", stale_s=None), start(settings, procs, "projector", stale_s=None)]
-    client = Client(RedisBackend(settings))
+    client = DirectClient(RedisBackend(settings))
     meta = client.create_match("tally", 1)
     cred = client.join(meta.match_id, 0)[1]
     deadline = time.monotonic() + Settings().health_stale_s + 10  # a loop that stopped beating is red by then

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from services.cli import main
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_local import LocalServices
 from services.settings import Settings
@@ -53,7 +53,7 @@ def test_play_on_redis_ends_exactly_as_in_process(redis_settings: Settings, tmp_
 
 def test_a_subscription_resumed_after_a_reconnect_misses_and_repeats_nothing(redis_settings: Settings) -> None:
     services = LocalServices(redis_settings).start()
-    client = Client(RedisBackend(redis_settings), poll_ms=50)
+    client = DirectClient(RedisBackend(redis_settings), poll_ms=50)
     meta = client.create_match("tally", 1, {"max_total": 30})
     cred = client.join(meta.match_id, 0)[1]
     seen: list[int] = []
@@ -69,7 +69,7 @@ def test_a_subscription_resumed_after_a_reconnect_misses_and_repeats_nothing(red
             seen.append(record.version)
             if len(seen) == 3:
                 break  # the subscriber disconnects...
-        fresh = Client(RedisBackend(redis_settings), poll_ms=50)  # ...and reconnects from its last version
+        fresh = DirectClient(RedisBackend(redis_settings), poll_ms=50)  # ...and reconnects from its last version
         for record in fresh.subscribe(meta.match_id, "0", after_version=seen[-1], timeout_s=10):
             seen.append(record.version)
     finally:
@@ -116,7 +116,7 @@ def test_a_worker_process_serves_its_metrics(redis_settings: Settings, procs: li
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     procs.append(spawn(redis_settings, AIRSHIP_METRICS_PORT=str(port)))
-    client = Client(RedisBackend(redis_settings))
+    client = DirectClient(RedisBackend(redis_settings))
     meta = client.create_match("tally", 1)
     cred = client.join(meta.match_id, 0)[1]
     assert client.call(meta.match_id, 0, cred, "add", {"n": 1}, timeout_s=20).status == "accepted"

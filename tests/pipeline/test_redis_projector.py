@@ -10,7 +10,7 @@ from services.bots.base import RandomBot
 from services.bots.runner import play_match
 from services.games.base import replay
 from services.games.rng import derive_rng
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.projector import Projector
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_local import LocalServices
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.redis
 def test_views_equal_a_replay_of_the_log_with_two_workers_and_two_projectors(redis_settings: Settings) -> None:
     services = LocalServices(redis_settings, workers=2, projectors=2).start()
     backend = RedisBackend(redis_settings)
-    client = Client(backend, poll_ms=50)
+    client = DirectClient(backend, poll_ms=50)
     try:
         reports = [play_match(client, "nim", 3, [RandomBot(seed + s) for s in range(3)], seed=seed, timeout_s=20)
                    for seed in range(4)]
@@ -41,7 +41,7 @@ def test_views_equal_a_replay_of_the_log_with_two_workers_and_two_projectors(red
 
 
 def test_a_redelivered_event_is_not_applied_twice(redis_backend: RedisBackend) -> None:
-    client = Client(redis_backend)
+    client = DirectClient(redis_backend)
     meta = client.create_match("tally", 1)
     cred = client.join(meta.match_id, 0)[1]
     for n in (3, 4, 5):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.projector import Projector
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.worker import Worker
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.redis
 
 def test_worker_and_projector_rebuild_when_the_log_lost_its_tail(redis_backend: RedisBackend) -> None:
     r, keys = redis_backend.redis, redis_backend.settings.keys
-    client = Client(redis_backend)
+    client = DirectClient(redis_backend)
     meta = client.create_match("tally", 1)
     match_id, cred = meta.match_id, client.join(meta.match_id, 0)[1]
     sent = [client.send(match_id, 0, cred, "add", {"n": n}) for n in (3, 4, 5)]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import RedisBackend
 from services.settings import Settings
 from tests.pipeline.redis_fixtures import GAME_MODULES, ROOT, stop, wait_until
@@ -49,7 +49,7 @@ def holders(backend: RedisBackend) -> dict[int, str | None]:
             for v in [r.get(backend.settings.keys.lease(p))]}
 
 
-def match_in(client: Client, partition: int, keys_partition: object) -> tuple[str, list[str]]:
+def match_in(client: DirectClient, partition: int, keys_partition: object) -> tuple[str, list[str]]:
     for seed in range(1000):
         meta = client.create_match("nim", 2, seed=seed)
         if keys_partition(meta.match_id) == partition:  # type: ignore[operator]
@@ -60,7 +60,7 @@ def match_in(client: Client, partition: int, keys_partition: object) -> tuple[st
 def test_a_killed_workers_partitions_are_served_again_within_3_s(redis_settings: Settings, tmp_path: Path) -> None:
     settings = redis_settings.with_(partitions=8)
     backend = RedisBackend(settings)
-    client = Client(backend, poll_ms=10)
+    client = DirectClient(backend, poll_ms=10)
     keys = settings.keys
     victim = spawn_logged(settings, "victim", tmp_path / "victim.log", fault="after_read")
     wait_until(lambda: set(holders(backend).values()) == {"victim"}, timeout_s=30)

@@ -20,7 +20,7 @@ from prometheus_client import Counter
 from services import metrics
 from services.archive.files import archive_path, write_archive
 from services.keys import Keys
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.worker import Worker
 from services.readmodels.consumer import FeedConsumer
@@ -83,7 +83,7 @@ class Lengths:
 
 def finish(backend: RedisBackend, n: int) -> list[str]:
     """``n`` finished tally matches of 3 moves each, decided by a worker (nothing projected yet)."""
-    client = Client(backend)
+    client = DirectClient(backend)
     ids = []
     for _ in range(n):
         meta = client.create_match("tally", 1, options={"max_total": 9})

@@ -10,7 +10,7 @@ import pytest
 from services.bots.base import RandomBot
 from services.bots.runner import play_match
 from services.cli import main
-from services.pipeline.client import Client
+from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import RedisBackend
 from services.pipeline.redis_local import LocalServices
 from services.settings import Settings
@@ -28,7 +28,7 @@ def test_export_import_and_verify_through_redis(redis_settings: Settings, redis_
     services = LocalServices(redis_settings)
     services.start()
     try:
-        report = play_match(Client(redis_backend, poll_ms=20), "moderne-zeiten", 3,
+        report = play_match(DirectClient(redis_backend, poll_ms=20), "moderne-zeiten", 3,
                             [RandomBot(s) for s in range(3)], seed=21, timeout_s=20)
     finally:
         services.stop()

@@ -6,7 +6,7 @@ is sent to its result.
 connects and warms every client up, prints ``{"ready": ...}``, waits for a ``go`` line, then prints
 ``{"done": n}`` now and then and finally ``{"report": {...}}`` with every latency. Modes:
 
-- ``direct``: as :meth:`services.pipeline.client.Client.call` does it, minus the gateway: take the match's
+- ``direct``: as :meth:`services.pipeline.direct.DirectClient.call` does it, minus the gateway: take the match's
   results-stream end (XREVRANGE), XADD the packed :class:`~schemas.envelopes.CommandEnvelope` to the
   partition's command stream, then XREAD BLOCK the results stream until the command's result (looking in
   the seen hash if a whole wait brings nothing).

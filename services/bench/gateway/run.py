@@ -10,7 +10,7 @@ and joins its seat. Then two runs of ``--commands`` commands each, by ``--client
 client drives its own match, one ``add`` at a time, after a short warm-up:
 
 - ``direct``: the client XADDs the packed envelope to the command stream itself and waits on the match's
-  results stream, as the trusted in-process client does (:meth:`services.pipeline.client.Client.call`);
+  results stream, as the trusted in-process client does (:meth:`services.pipeline.direct.DirectClient.call`);
 - ``gateway``: the client holds a WebSocket subscribed with its seat token, sends ``command`` messages and
   waits for the ``result`` with the same ``cid`` (the ``view`` messages pushed meanwhile are read too).
 

@@ -18,7 +18,7 @@ from services.chat.irc.seats import Sender
 from services.chat.session import quoted
 from services.client.errors import GatewayError, NotFound
 from services.logs import get_logger
-from services.pipeline.client import Timeout
+from services.pipeline.direct import Timeout
 
 if TYPE_CHECKING:
     from services.chat.irc.table import Table

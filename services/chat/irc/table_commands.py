@@ -22,7 +22,7 @@ from services.chat.session import near_misses, quoted
 from services.client.errors import GatewayError
 from services.games import GAMES
 from services.games.errors import Rejected
-from services.pipeline.client import Timeout
+from services.pipeline.direct import Timeout
 
 
 class TableCommands(TablesCore):

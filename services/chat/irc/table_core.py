@@ -25,7 +25,7 @@ from services.client.errors import GatewayError, NotFound
 from services.client.protocol import GameClient
 from services.games.errors import BadOptions
 from services.logs import get_logger
-from services.pipeline.client import Timeout
+from services.pipeline.direct import Timeout
 
 log = get_logger("irc")
 BOARD_EVERY_S = 30.0

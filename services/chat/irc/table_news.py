@@ -19,7 +19,7 @@ from services.client.errors import GatewayError
 from services.games.abandon import EXPIRED, is_abandoned
 from services.games.errors import Rejected
 from services.logs import get_logger
-from services.pipeline.client import Timeout
+from services.pipeline.direct import Timeout
 
 log = get_logger("irc")
 GAME_OVER_RE = re.compile(r"^(Game over|The match is over)\b")

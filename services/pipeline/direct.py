@@ -1,5 +1,7 @@
-"""The client library for bots and tools: create and join matches, send commands and await their
-results, read and subscribe to views.
+"""The direct client: the trusted, in-service client library for bots, tools and tests that talk to the backend
+itself (the embedded in-process one, or Redis with a service user), not through the gateway: create and join
+matches, send commands and await their results, read and subscribe to views. (Players' clients use the gateway:
+:mod:`services.client`, ``GatewayClient``. Both follow :class:`services.client.protocol.GameClient`.)
 
 Against Redis every call is a network round trip and waits block on the streams. Against the
 in-process backend a ``pump`` callable (running the worker and projector once) is called while
@@ -29,7 +31,7 @@ class Timeout(Exception):
     """Nothing arrived in time (the worker or projector may be down)."""
 
 
-class Client:
+class DirectClient:
     def __init__(self, backend: Backend, pump: Pump | None = None, poll_ms: int = 200) -> None:
         self.backend = backend
         self._pump = pump
