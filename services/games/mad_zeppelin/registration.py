@@ -11,6 +11,7 @@ from services.games.mad_zeppelin.bot import PLUGIN
 from services.games.mad_zeppelin.candidates import candidates
 from services.games.mad_zeppelin.chat import MadZeppelinAdapter
 from services.games.mad_zeppelin.schemas import SCHEMAS
+from services.games.mad_zeppelin.texts import texts
 from services.games.registration import Registration, TestParameters
 
 REGISTRATION = Registration(
@@ -20,6 +21,8 @@ REGISTRATION = Registration(
     chat=MadZeppelinAdapter(),
     board=render,
     web_board=Path(__file__).with_name("board.js"),
+    texts=texts,
+    rules=Path(__file__).with_name("rules.md"),
     standing=standing,
     candidates=candidates,
     tests=TestParameters(seats=2, browser_bot="heuristic", arena_matches=100, arena_stack_matches=12,

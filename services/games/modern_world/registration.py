@@ -11,6 +11,7 @@ from services.games.modern_world.bot import PLUGIN
 from services.games.modern_world.candidates import candidates
 from services.games.modern_world.chat import ModernWorldAdapter
 from services.games.modern_world.schemas import SCHEMAS
+from services.games.modern_world.texts import texts
 from services.games.registration import Registration, TestParameters
 
 REGISTRATION = Registration(
@@ -20,6 +21,8 @@ REGISTRATION = Registration(
     chat=ModernWorldAdapter(),
     board=render,
     web_board=Path(__file__).with_name("board.js"),
+    texts=texts,
+    rules=Path(__file__).with_name("rules.md"),
     standing=standing,
     candidates=candidates,
     tests=TestParameters(seats=2, browser_bot="random", stack_steps=60, arena_matches=70, arena_stack_matches=3,

@@ -1,7 +1,8 @@
 // Moderne Zeiten: the track with its cities and industries, the claims and the players' pawns, the industry
-// counters and their controllers, the crash counter, the auction, and each player's money and played cards.
+// counters and their controllers, the crash counter, the auction, and each player's money and played cards; every
+// piece explained (/web/explain.js) in the game's words (texts: services/games/moderne_zeiten/texts.py).
 import { el, svg, seatColour, words } from '/web/dom.js';
-import { t, frame, pawn, seatTag, bar, colourOf, short } from '/web/boards/common.js';
+import { t, frame, pawn, seatTag, bar, colourOf, short, explained, said } from '/web/boards/common.js';
 
 const W = 960;
 const SPACE_W = 84;
@@ -15,7 +16,7 @@ function spaceAt(index) {  // 0-based index along the snake
   return { x, y: 30 + row * (SPACE_H + 14) };
 }
 
-export function board(view) {
+export function board(view, seat, texts = {}) {
   const track = view.track || [];
   const cities = Object.keys(view.city_points || {});
   const cityColour = colourOf(cities);
@@ -31,14 +32,16 @@ export function board(view) {
     t(finish.x + 8, finish.y + 22, `finish ${view.finish ?? ''}`));
   track.forEach((space, i) => {
     const { x, y } = spaceAt(i);
-    parts.push(svg('g', { 'data-space': space.space },
+    const claim = space.claimed_by !== null && space.claimed_by !== undefined ? ` Claimed by seat ${space.claimed_by}.` : ' Unclaimed.';
+    parts.push(explained(svg('g', { 'data-space': space.space },
       svg('rect', { x, y, width: SPACE_W - 6, height: SPACE_H, rx: 5, fill: cityColour(space.city), stroke: '#64748b' }),
-      t(x + 4, y + 13, `${space.space}`, { 'font-size': 10, fill: '#475569' }),
-      t(x + 4, y + 28, short(space.city, 12), { 'font-size': 11, 'font-weight': 600 }),
-      t(x + 4, y + 44, short(space.industry, 12), { 'font-size': 11 }),
+      t(x + 4, y + 14, `${space.space}`, { fill: '#475569' }),
+      t(x + 4, y + 30, short(space.city, 10), { 'font-weight': 600 }),
+      t(x + 4, y + 46, short(space.industry, 10)),
       space.claimed_by !== null && space.claimed_by !== undefined
         ? svg('rect', { x: x + SPACE_W - 22, y: y + 4, width: 12, height: 12, fill: seatColour(space.claimed_by), stroke: '#111', 'data-claim': space.claimed_by })
-        : null));
+        : null), `space ${space.space}: ${words(space.city)}, ${words(space.industry)}`,
+    said(texts, 'board', 'space') ? `${said(texts, 'board', 'space')}${claim}` : undefined));
   });
   // pawns
   const at = {};
@@ -57,20 +60,21 @@ export function board(view) {
   industries.forEach((ind, i) => {
     const x = 10 + i * 185;
     const owner = (view.controller || {})[ind];
-    parts.push(svg('g', { 'data-industry': ind },
-      svg('rect', { x, y: y + 8, width: 175, height: 40, rx: 6, fill: '#fff', stroke: owner === null || owner === undefined ? '#cbd5e1' : seatColour(owner), 'stroke-width': 3 }),
-      t(x + 8, y + 24, `${words(ind)} · ${(view.industry_points || {})[ind] ?? '?'} pts`, { 'font-weight': 600 }),
-      t(x + 8, y + 41, owner === null || owner === undefined ? 'no controller' : `controlled by seat ${owner}`, { 'font-size': 11 })));
+    parts.push(explained(svg('g', { 'data-industry': ind },
+      svg('rect', { x, y: y + 8, width: 175, height: 44, rx: 6, fill: '#fff', stroke: owner === null || owner === undefined ? '#cbd5e1' : seatColour(owner), 'stroke-width': 3 }),
+      t(x + 8, y + 25, `${words(ind)} · ${(view.industry_points || {})[ind] ?? '?'} pts`, { 'font-weight': 600 }),
+      t(x + 8, y + 44, owner === null || owner === undefined ? 'no controller' : `controlled by seat ${owner}`)), words(ind), said(texts, 'industry', ind)));
   });
   y += 70;
   parts.push(t(10, y, 'Cities', { 'font-weight': 700 }));
   cities.forEach((c, i) => {
     const x = 70 + i * 145;
-    parts.push(svg('rect', { x, y: y - 11, width: 14, height: 14, fill: cityColour(c), stroke: '#64748b' }), t(x + 18, y, `${words(c)} ${view.city_points[c]}`));
+    parts.push(explained(svg('g', { 'data-city': c }, svg('rect', { x, y: y - 11, width: 14, height: 14, fill: cityColour(c), stroke: '#64748b' }),
+      t(x + 18, y, `${words(c)} ${view.city_points[c]}`)), words(c), said(texts, 'city', c)));
   });
   y += 24;
-  parts.push(t(10, y, `Crash counter ${view.counter ?? 0} of ${view.crash_limit ?? '?'}`, { 'font-weight': 700 }),
-    bar(220, y - 9, 300, view.counter || 0, view.crash_limit || 1, '#dc2626'),
+  parts.push(explained(svg('g', { 'data-crash': view.counter ?? 0 }, t(10, y, `Crash counter ${view.counter ?? 0} of ${view.crash_limit ?? '?'}`, { 'font-weight': 700 }),
+    bar(220, y - 9, 300, view.counter || 0, view.crash_limit || 1, '#dc2626')), 'Crash counter', said(texts, 'board', 'crash')),
     t(560, y, `round ${view.round ?? 0} · phase ${words(view.phase || '')} · draw pile ${view.stack_count ?? 0}`));
   y += 30;
   // players
@@ -79,16 +83,17 @@ export function board(view) {
     parts.push(svg('g', { 'data-player': p.seat },
       seatTag(10, y, p.seat, `seat ${p.seat}${(view.to_act || []).includes(p.seat) ? ' ◀' : ''}`),
       t(110, y, `$${p.money} · ${p.hand_count} cards · track ${p.position} · markers ${p.big_markers}/${p.small_markers}`),
-      t(470, y, `played: ${played}`, { 'font-size': 11 }),
-      t(110, y + 15, (p.controls || []).length ? `controls ${p.controls.map(words).join(', ')}` : 'controls no industry', { 'font-size': 11, fill: '#475569' })));
-    y += 36;
+      t(470, y, `played: ${played}`),
+      t(110, y + 17, (p.controls || []).length ? `controls ${p.controls.map(words).join(', ')}` : 'controls no industry', { fill: '#475569' })));
+    y += 40;
   }
   const auction = view.auction;
   if (auction && Object.keys(auction.cards || {}).length) {
     y += 8;
     const cards = Object.entries(auction.cards).map(([k, n]) => `${n} × ${words(k)}`).join(', ');
     const high = auction.high_bidder === null || auction.high_bidder === undefined ? 'no bid yet' : `high bid $${auction.high_bid} by seat ${auction.high_bidder}`;
-    parts.push(t(10, y, `Auction: ${cards} — ${high}; seat ${auction.bidder} to bid`, { 'font-weight': 600 }));
+    parts.push(explained(svg('g', { 'data-auction': 1 }, t(10, y, `Auction: ${cards} — ${high}; seat ${auction.bidder} to bid`, { 'font-weight': 600 })),
+      'Auction', said(texts, 'board', 'auction')));
     y += 20;
   }
   if ((view.move_choices || []).length) {
@@ -98,9 +103,10 @@ export function board(view) {
   return frame(W, y + 14, 'Moderne Zeiten board', ...parts);
 }
 
-export function hand(view) {
+export function hand(view, texts = {}) {
   if (!view.hand) return null;
   const cards = Object.entries(view.hand).filter(([, n]) => n > 0);
-  return el('div', { class: 'cards' }, cards.length ? cards.map(([k, n]) => el('span', { class: 'card', 'data-card': k }, `${words(k)} × ${n}`))
+  return el('div', { class: 'cards' }, cards.length ? cards.map(([k, n]) => explained(el('span', { class: 'card', 'data-card': k }, `${words(k)} × ${n}`),
+    words(k), said(texts, 'card', k)))
     : el('span', { class: 'muted' }, 'no cards'));
 }

@@ -6,6 +6,7 @@ import { api, tokens } from './api.js';
 import { el, clear, seatColour, outcomeText } from './dom.js';
 import { notify } from './notice.js';
 import { boardFor, title } from './boards/index.js';
+import { explainer } from './explain.js';
 import { chart } from './chart.js';
 
 export function replayPage(root, matchId, params) {
@@ -28,6 +29,7 @@ export function replayPage(root, matchId, params) {
   const playButton = el('button', { type: 'button', id: 'play' }, '▶ play');
   const board = el('div', { class: 'board', id: 'board' });
   const hand = el('div', { class: 'hand panel', id: 'hand', hidden: true });
+  const explain = explainer();
   const eventLine = el('p', { id: 'event', class: 'status' });
   const text = el('pre', { class: 'text', id: 'replay-text' });
   const verify = el('p', { id: 'verify', class: 'verify' });
@@ -68,6 +70,7 @@ export function replayPage(root, matchId, params) {
     const own = s.seat === null ? null : kind.hand(s.view);
     hand.hidden = !own;
     if (own) clear(hand, el('h2', {}, `Seat ${s.seat}'s hand`), own);
+    explain.update(board.parentNode);
     const said = s.event.length > 240 ? `${s.event.slice(0, 239)}…` : s.event;
     eventLine.textContent = s.finished ? `${said} — match over: ${outcomeText(s.outcome)}` : said;
     eventLine.title = s.event;
@@ -150,7 +153,7 @@ export function replayPage(root, matchId, params) {
         verify),
       eventLine,
       el('div', { class: 'grid' },
-        el('div', {}, board, hand, el('div', { class: 'panel chart-panel' }, el('h2', {}, 'Score over the match'), chartBox, legend)),
+        el('div', {}, board, explain.nodes[0], hand, explain.nodes[1], el('div', { class: 'panel chart-panel' }, el('h2', {}, 'Score over the match'), chartBox, legend)),
         el('aside', {}, el('details', { class: 'panel', open: true }, el('summary', {}, 'As text (airship replay --at V --seat S)'), text)))));
     document.addEventListener('keydown', onKey);
     show(Number.isNaN(v) ? overview.last : v);

@@ -32,3 +32,24 @@ export function colourOf(names) {
 }
 
 export const short = (name, n = 10) => { const w = words(name); return w.length > n ? w.slice(0, n - 1) + '…' : w; };
+
+// A piece explained (see /web/explain.js): its words on hover (an SVG <title>, an HTML title), on tap or click and
+// with the keyboard (it takes the focus). name: what the piece is ("Culture"); text: what it does. A piece without
+// words (none in the game's texts) is left as it is.
+export function explained(node, name, text) {
+  if (!text) return node;
+  node.dataset.explain = text;
+  node.dataset.name = name;
+  node.setAttribute('tabindex', '0');
+  if (node instanceof SVGElement) {
+    node.prepend(svg('title', {}, `${name}: ${text}`));
+    node.classList.add('piece');
+  } else {
+    node.title = `${name}: ${text}`;
+    node.classList.add('piece');
+  }
+  return node;
+}
+
+// The words of a piece: texts[kind][name] (the game's texts), or undefined.
+export const said = (texts, kind, name) => (texts && texts[kind] ? texts[kind][name] : undefined);
