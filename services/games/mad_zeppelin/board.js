@@ -104,3 +104,63 @@ export function hand(view, texts = {}) {
   }
   return el('div', {}, parts);
 }
+
+// A legal move in words for its control (/web/controls.js): the Traitor, the die (by its colour), the Cargo and
+// its cost in Gold as things stand (the Guard, Alcohol in front, the Machinist), who gives or is robbed; a throw
+// paid with no crate is one control (its alias with an empty list of crates is left out), and a warning before a
+// throw that takes all your Gold and before ending a turn while a throw was still open.
+function costOf(card, who, front, texts) {  // services/games/mad_zeppelin/rules.py throw_cost, from what the view shows
+  const printed = Number(said(texts, 'cargo_cost', card) ?? NaN);
+  if (who === 'machinist' && said(texts, 'cargo_level', card) === '1') return 0;
+  return Math.max(0, printed - front.filter((c) => c === 'alcohol').length - (who === 'guard' ? 1 : 0));
+}
+const CRATE = { small_crate: 1, big_crate: 2 };
+const crateText = (crates) => crates.map((c) => `${words(c)} (${CRATE[c]} Gold)`).join(' + ');
+
+export function describe(choice, view, texts = {}, legal = []) {
+  const b = choice.body || {};
+  const self = (view.players || []).find((p) => p.seat === (view.awaiting || {}).seat) || {};
+  const seq = view.sequence || {};
+  const die = (i) => `the ${(view.dice || [])[i] || '?'} die${(view.dice || []).filter((d) => d === (view.dice || [])[i]).length > 1 ? ` (die ${i + 1})` : ''}`;
+  const colour = (key) => ((said(texts, 'traitor_short', key) || '').split(' · ')[0] || '?');
+  switch (choice.type) {
+    case 'draft': return { label: `draft the ${traitorName(b.traitor)} (${colour(b.traitor)})` };
+    case 'play_traitor': return { label: `play the ${traitorName(b.traitor)} (${colour(b.traitor)})` };
+    case 'choose_colour': return { label: `choose the colour of ${die(b.die)}`, fields: { colour: 'colour' }, object: `die ${b.die + 1}` };
+    case 'reroll': return { label: `re-roll ${die(b.die)}` };
+    case 'steal': return { label: b.take === 'gold' ? `steal 1 Gold from seat ${seq.seat}` : `steal a random Cargo card from seat ${seq.seat}` };
+    case 'give': return { label: b.what === 'gold' ? `give seat ${seq.seat} 1 Gold` : `give seat ${seq.seat} your ${words(b.card)}` };
+    case 'arrange_hold': return { label: 'put the Hold\'s top cards back in this order', fields: { order: 'order, top first' }, object: 'the Hold' };
+    case 'end_sequence': {
+      const canThrow = legal.some((c) => c.type === 'throw');
+      return { label: 'end your turn', warn: () => (canThrow ? 'You could still throw Cargo this turn.' : null) };
+    }
+    case 'use_ability': {
+      const who = self.current;
+      const parts = [];
+      if (b.look === 'unused') parts.push('look at the Traitors out of play');
+      if (b.look === 'player') parts.push(`look at seat ${b.seat}'s unplayed Traitor`);
+      else if (b.seat !== undefined && b.seat !== null) parts.push(`on seat ${b.seat}`);
+      if (b.die !== undefined && b.die !== null) parts.push(`on ${die(b.die)}`);
+      if (b.traitor) parts.push(`naming the ${traitorName(b.traitor)}`);
+      return { label: `use the ${traitorName(who)}'s ability${parts.length ? ': ' + parts.join(', ') : ''}`, fields: { traitor: 'Traitor to name', die: 'die', seat: 'seat' }, object: `${traitorName(who)}'s ability` };
+    }
+    case 'throw': {
+      if (b.card === 'alcohol') return { label: 'put alcohol in front of you (free)', hide: Array.isArray(b.crates) };
+      const alias = Array.isArray(b.crates) && b.crates.length === 0;  // [] is the same as no crates
+      const withCrates = legal.some((c) => c.type === 'throw' && c.body.card === b.card && c.free && c.free.crates);
+      const cost = costOf(b.card, self.current, self.front || [], texts);
+      const crates = Array.isArray(b.crates) ? b.crates : [];
+      const gold = Math.max(0, cost - crates.reduce((n, c) => n + CRATE[c], 0));
+      const hide = alias || (!choice.free?.crates && !crates.length && withCrates);  // the row with crates covers it
+      return { label: `throw ${words(b.card)} (${cost} Gold)`, group: b.card, hide,
+        option: crates.length ? `${crateText(crates)}${gold ? ` and ${gold} Gold` : ''}` : 'Gold only', optionLabel: 'pay with',
+        fields: { crates: 'crates that pay' }, object: `throw ${words(b.card)}`,
+        warn: (body) => {
+          const paid = (Array.isArray(body.crates) ? body.crates : []).reduce((n, c) => n + CRATE[c], 0);
+          return cost - paid >= (self.gold ?? Infinity) && cost - paid > 0 ? `This throw takes all your Gold (${self.gold}).` : null;
+        } };
+    }
+    default: return null;
+  }
+}

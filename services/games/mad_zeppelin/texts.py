@@ -83,6 +83,8 @@ def texts() -> dict[str, dict[str, str]]:
         "traitor": {key: traitor_text(key) for key in TRAITOR_TABLE},
         "traitor_short": {key: f"{COLOUR_OF[key] or '?'} · {ABILITY[key]}" for key in TRAITOR_TABLE},
         "cargo": {kind: cargo_text(kind) for kind in CARGO},
+        "cargo_cost": {kind: str(row[3]) for kind, row in CARGO.items() if row[3] is not None},  # printed Gold
+        "cargo_level": {kind: str(row[1]) for kind, row in CARGO.items()},
         "die": DIE,
         "board": {
             "leader": "The leader plays first, deals the Traitors, picks the colour of a white die and may look at"

@@ -110,3 +110,39 @@ export function hand(view, texts = {}) {
     words(k), said(texts, 'card', k)))
     : el('span', { class: 'muted' }, 'no cards'));
 }
+
+// A legal move in words for its control (/web/controls.js): the auction's cards, where a move takes the Zeppelin,
+// and a warning before a play that crashes the market, a move to Finish (it ends the game) and a bid of all your
+// money.
+export function describe(choice, view, texts = {}) {
+  const b = choice.body || {};
+  const mine = (view.players || []).find((p) => p.seat === view.seat) || (view.players || []).find((p) => (view.to_act || []).includes(p.seat)) || {};
+  const auction = view.auction || {};
+  const lot = Object.entries(auction.cards || {}).map(([k, n]) => `${n} × ${words(k)}`).join(', ');
+  switch (choice.type) {
+    case 'bid':
+      return { label: `bid for ${lot || 'the cards on auction'}`, fields: { amount: 'million' }, object: 'bid',
+        warn: (body) => (body.amount >= (mine.money ?? Infinity) ? `This bid is all your money ($${mine.money}).` : null) };
+    case 'pass':
+      return { label: lot ? `pass (out of the auction for ${lot})` : 'pass' };
+    case 'draw':
+      return { label: 'draw 2 cards (ends your turn)' };
+    case 'play':
+      return { label: 'play cards in front of you', fields: { cards: 'cards to play' }, object: 'play',
+        warn: (body) => {
+          const n = Object.values(body.cards || {}).reduce((a, c) => a + c, 0);
+          const after = (view.counter || 0) + n;
+          return after > (view.crash_limit ?? Infinity)
+            ? `This takes the crash counter to ${after}, above ${view.crash_limit}: the market crashes after your move (the industries with the most cards in play go back into the stack).`
+            : null;
+        } };
+    case 'move': {
+      if (b.to === 'finish') return { label: 'move to Finish (ends the game)', warn: () => 'Moving to Finish ends the game now and scores it.' };
+      if (b.to === null || b.to === undefined) return { label: 'stay where you are' };
+      const next = (view.track || []).find((s) => s.space > (mine.position || 0) && s.industry === b.to && (s.claimed_by === null || s.claimed_by === undefined));
+      return { label: next ? `move to space ${next.space} (${words(next.city)}, ${words(b.to)})` : `move along ${words(b.to)}` };
+    }
+    default:
+      return null;
+  }
+}

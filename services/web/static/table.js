@@ -88,7 +88,7 @@ export function tablePage(root, matchId, seat) {
       status.textContent = `Waiting for ${waitingFor || 'the service'}.`;
     }
     if (playing) {
-      clear(commandBox, mine ? controls(msg.legal, send) : el('p', { class: 'muted' }, msg.finished ? 'The match is over.'
+      clear(commandBox, mine ? controls(msg.legal, send, (choice) => (kind.describe ? kind.describe(choice, view, msg.legal) : null)) : el('p', { class: 'muted' }, msg.finished ? 'The match is over.'
         : open ? 'Nothing to do until every seat is taken.' : 'Nothing to do until it is your turn.'));
     }
   }

@@ -1,5 +1,6 @@
 // Each game's board (SVG) and hand come from the game's own package: GET /games names each game's title, the
-// URL of its board module (an ES module exporting board(view, seat, texts) and hand(view, texts)), the URL of its
+// URL of its board module (an ES module exporting board(view, seat, texts), hand(view, texts) and, optionally,
+// describe(choice, view, texts): a legal move in words, see controls.js), the URL of its
 // pieces in words (texts: {kind: {name: words}}, built from the game's data) and of its rules in short; any other
 // game is shown as its view's fields. Call games() (once; it is cached) before title() or boardFor().
 import { el, words, valueText } from '../dom.js';
@@ -39,7 +40,12 @@ export async function boardFor(game) {
   if (!url) return GENERIC;
   try {
     const [module, words_] = await Promise.all([import(url), textsOf(game)]);
-    return { board: (view, seat) => module.board(view, seat, words_), hand: (view) => module.hand(view, words_), texts: words_ };
+    return {
+      board: (view, seat) => module.board(view, seat, words_),
+      hand: (view) => module.hand(view, words_),
+      describe: (choice, view, legal) => (module.describe ? module.describe(choice, view, words_, legal || []) : null),  // a move in words
+      texts: words_,
+    };
   } catch (e) {
     return GENERIC;
   }
