@@ -3,85 +3,97 @@
 // Captain's watches, and what the game waits for; every piece explained (/web/explain.js) in the game's words
 // (texts: services/games/mad_zeppelin/texts.py).
 import { el, svg, seatColour, words } from '/web/dom.js';
-import { t, frame, seatTag, bar, short, explained, said } from '/web/boards/common.js';
+import { t, frame, seatTag, bar, short, explained, said, boardWidth, Flow, para, nameLines } from '/web/boards/common.js';
 
-const W = 960;
 const DIE = { yellow: '#facc15', green: '#22c55e', red: '#ef4444', blue: '#3b82f6', black: '#111827', white: '#f8fafc' };
 
 const traitorName = (key) => (key ? words(key).replace(/^./, (c) => c.toUpperCase()) : '–');
+const cargoPiece = (texts) => (c) => explained(svg('tspan', { 'data-card': c }, words(c)), words(c), said(texts, 'cargo', c));
 
-function cargoRow(x, y, label, cards, texts) {  // "cargo: coal, wood" with each card explained
-  const parts = [`${label}: `];
-  if (!cards.length) parts.push('none');
-  cards.forEach((c, i) => {
-    parts.push(explained(svg('tspan', { 'data-card': c }, words(c)), words(c), said(texts, 'cargo', c)));
-    if (i < cards.length - 1) parts.push(', ');
-  });
-  return t(x, y, parts);
-}
-
-export function board(view, seat, texts = {}) {
+export function board(view, seat, texts = {}, width = 960) {
+  const W = boardWidth(width);
+  const narrow = W < 700;
   const parts = [];
   let y = 24;
-  parts.push(t(10, y, `${words(view.mode || '')} to ${view.target ?? '?'} · turn ${view.turn ?? 0}, round ${view.round ?? 0} · ${words(view.phase || '')}`, { 'font-weight': 700 }));
+  const [head, hh] = para(10, y, `${words(view.mode || '')} to ${view.target ?? '?'} · turn ${view.turn ?? 0}, round ${view.round ?? 0} · ${words(view.phase || '')}`,
+    narrow ? W - 20 : W - 220, { 'font-weight': 700 });
+  parts.push(head);
   if (view.leader !== null && view.leader !== undefined) {
-    parts.push(explained(svg('g', { 'data-leader': view.leader }, t(560, y, `Leader: seat ${view.leader} ★`, { 'font-weight': 700 })), 'Leader', said(texts, 'board', 'leader')));
+    const at = narrow ? { x: 10, y: y + hh } : { x: W - 10, y };
+    parts.push(explained(svg('g', { 'data-leader': view.leader }, t(at.x, at.y, `Leader: seat ${view.leader} ★`, { 'font-weight': 700, 'text-anchor': narrow ? 'start' : 'end' })),
+      'Leader', said(texts, 'board', 'leader')));
+    if (narrow) y += 18;
   }
-  y += 16;
+  y += hh + 4;
   parts.push(t(10, y + 26, 'Dice', { 'font-weight': 600 }));
   (view.dice || []).forEach((d, i) => parts.push(explained(svg('g', { 'data-die': d },
-    svg('rect', { x: 60 + i * 40, y: y + 6, width: 30, height: 30, rx: 6, fill: DIE[d] || '#cbd5e1', stroke: '#111' })), `${d} die`, said(texts, 'die', d))));
+    svg('rect', { x: 50 + i * 40, y: y + 6, width: 30, height: 30, rx: 6, fill: DIE[d] || '#cbd5e1', stroke: '#111' })), `${d} die`, said(texts, 'die', d))));
   const stats = [['safe', view.safe, 'safe'], ['hold', view.hold_count, 'hold'], ['journeys', `${view.journeys ?? 0} of 10`, 'journeys'],
     ['removed', view.removed_count], ['airsick', view.airsick_count], ['unused traitors', view.unused_count]];
-  stats.forEach(([k, v, explain], i) => {
-    const box = svg('g', { 'data-stat': k }, svg('rect', { x: 200 + i * 124, y: y + 2, width: 118, height: 40, rx: 6, fill: '#f1f5f9', stroke: '#94a3b8' }),
-      t(206 + i * 124, y + 17, k, { fill: '#475569' }), t(206 + i * 124, y + 35, `${v ?? 0}`, { 'font-size': 14, 'font-weight': 700 }));
+  const sw = narrow ? Math.floor((W - 20 - 2 * 6) / 3) : 118;
+  const flow = new Flow(narrow ? 10 : 200, narrow ? y + 44 : y + 2, W - 10);
+  stats.forEach(([k, v, explain]) => {
+    const at = flow.place(sw, 40);
+    const box = svg('g', { 'data-stat': k }, svg('rect', { x: at.x, y: at.y, width: sw, height: 40, rx: 6, fill: '#f1f5f9', stroke: '#94a3b8' }),
+      t(at.x + 6, at.y + 15, short(k, Math.floor((sw - 10) / 7)), { fill: '#475569' }), t(at.x + 6, at.y + 33, `${v ?? 0}`, { 'font-size': 14, 'font-weight': 700 }));
     parts.push(explain ? explained(box, k, said(texts, 'board', explain)) : box);
   });
-  y += 62;
-  if (view.awaiting) { parts.push(t(10, y, `Waiting for seat ${view.awaiting.seat}: ${view.awaiting.what}`, { 'font-weight': 600 })); y += 22; }
+  y = Math.max(flow.bottom, y + 42) + 22;
+  if (view.awaiting) {
+    const [node, h] = para(10, y, `Waiting for seat ${view.awaiting.seat}: ${view.awaiting.what}`, W - 20, { 'font-weight': 600 });
+    parts.push(node);
+    y += h + 6;
+  }
   for (const p of view.players || []) {
-    const current = p.current ? explained(svg('g', { 'data-traitor': p.current }, t(470, y + 12, `Traitor: ${traitorName(p.current)} (${short(said(texts, 'traitor_short', p.current) || '', 40)})`)),
-      traitorName(p.current), said(texts, 'traitor', p.current)) : t(470, y + 12, 'Traitor: –');
-    parts.push(svg('g', { 'data-player': p.seat },
-      seatTag(10, y + 12, p.seat, `seat ${p.seat}${view.leader === p.seat ? ' ★' : ''}${(view.to_act || []).includes(p.seat) ? ' ◀' : ''}`),
+    const line = [];
+    line.push(seatTag(10, y + 12, p.seat, `seat ${p.seat}${view.leader === p.seat ? ' ★' : ''}${(view.to_act || []).includes(p.seat) ? ' ◀' : ''}`),
       t(110, y + 12, `${p.points} points`, { 'font-weight': 600 }),
-      bar(200, y + 3, 120, p.points, view.target || 20, seatColour(p.seat)),
-      t(330, y + 12, `gold ${p.gold} · ${p.hand_count} in hand`),
-      current,
-      cargoRow(110, y + 30, 'cargo in front', p.front || [], texts),
-      t(700, y + 30, `traitors left ${p.unplayed_traitors}`)));
-    y += 46;
+      bar(200, y + 3, narrow ? W - 210 : 120, p.points, view.target || 20, seatColour(p.seat)));
+    let row = narrow ? y + 30 : y + 12;
+    line.push(t(narrow ? 24 : 330, row, `gold ${p.gold} · ${p.hand_count} in hand · traitors left ${p.unplayed_traitors}`));
+    if (narrow) row += 18;
+    const tx = narrow ? 24 : 560;
+    const short_ = said(texts, 'traitor_short', p.current) || '';
+    const traitorLine = p.current ? `Traitor: ${traitorName(p.current)} (${short_.split(' · ')[0]})` : 'Traitor: –';
+    line.push(p.current ? explained(svg('g', { 'data-traitor': p.current }, t(tx, row, traitorLine)), traitorName(p.current), said(texts, 'traitor', p.current)) : t(tx, row, traitorLine));
+    row += 18;
+    const [front, fh] = nameLines(24, row, 'cargo in front', p.front || [], W - 34, cargoPiece(texts));
+    line.push(front);
+    parts.push(svg('g', { 'data-player': p.seat }, line));
+    y = row + fh + 8;
   }
   const bans = view.named_unplayable || [];
   const watches = view.captain_watches || [];
-  if (bans.length || watches.length) {
-    if (bans.length) {
-      parts.push(explained(svg('g', { 'data-bans': bans.join(' ') }, t(10, y + 4, `Cannot be played this turn: ${bans.map(traitorName).join(', ')}`, { 'font-weight': 600 })),
-        'Bans', said(texts, 'board', 'bans')));
-      y += 20;
-    }
-    if (watches.length) {
-      parts.push(explained(svg('g', { 'data-watches': watches.length }, t(10, y + 4, `Captain's watches: ${watches.map((w) => `seat ${w.seat} on the ${traitorName(w.traitor)}`).join('; ')}`, { 'font-weight': 600 })),
-        'Captain\'s watches', said(texts, 'board', 'watches')));
-      y += 20;
-    }
-    y += 6;
+  if (bans.length) {
+    const [node, h] = para(10, y + 4, `Cannot be played this turn: ${bans.map(traitorName).join(', ')}`, W - 20, { 'font-weight': 600 });
+    parts.push(explained(svg('g', { 'data-bans': bans.join(' ') }, node), 'Bans', said(texts, 'board', 'bans')));
+    y += h + 4;
+  }
+  if (watches.length) {
+    const [node, h] = para(10, y + 4, `Captain's watches: ${watches.map((w) => `seat ${w.seat} on the ${traitorName(w.traitor)}`).join('; ')}`, W - 20, { 'font-weight': 600 });
+    parts.push(explained(svg('g', { 'data-watches': watches.length }, node), 'Captain\'s watches', said(texts, 'board', 'watches')));
+    y += h + 4;
   }
   if ((view.plays || []).length) {
+    y += 8;
     parts.push(t(10, y, 'Played this round', { 'font-weight': 600 }));
-    y += 6;
+    const pw = narrow ? Math.floor((W - 26) / 2) : 150;
+    const plays = new Flow(10, y + 8, W - 10);
     view.plays.forEach((play, i) => {
-      const x = 10 + (i % 6) * 156;
-      const yy = y + Math.floor(i / 6) * 40;
+      const at = plays.place(pw, 32);
       const who = play.identity || play.traitor;
-      parts.push(explained(svg('g', { 'data-play': i }, svg('rect', { x, y: yy + 4, width: 150, height: 32, rx: 5, fill: DIE[play.colour] || '#f1f5f9', 'fill-opacity': 0.35, stroke: seatColour(play.seat) }),
-        t(x + 6, yy + 24, `seat ${play.seat}: ${short(traitorName(who), 13)}`)), traitorName(who), said(texts, 'traitor', who)));
+      parts.push(explained(svg('g', { 'data-play': i }, svg('rect', { x: at.x, y: at.y, width: pw, height: 32, rx: 5, fill: DIE[play.colour] || '#f1f5f9', 'fill-opacity': 0.35, stroke: seatColour(play.seat) }),
+        t(at.x + 6, at.y + 20, `seat ${play.seat}: ${short(traitorName(who), Math.floor((pw - 60) / 7))}`)), traitorName(who), said(texts, 'traitor', who)));
     });
-    y += Math.ceil(view.plays.length / 6) * 40 + 8;
+    y = plays.bottom + 8;
   }
-  if ((view.discard || []).length) { y += 10; parts.push(cargoRow(10, y, 'Discard', view.discard, texts)); }
-  return frame(W, y + 16, 'Mad Zeppelin board', ...parts);
+  if ((view.discard || []).length) {
+    y += 14;
+    const [node, h] = nameLines(10, y, 'Discard', view.discard, W - 20, cargoPiece(texts));
+    parts.push(node);
+    y += h;
+  }
+  return frame(W, y + 10, 'Mad Zeppelin board', ...parts);
 }
 
 function traitorCard(key, texts, extra = '') {

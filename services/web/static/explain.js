@@ -34,3 +34,6 @@ export function explainer() {
     },
   };
 }
+
+// The width a board is drawn to: its box's inner width less the SVG's border (style.css: 1 px each side)
+export const boardWidthOf = (node) => Math.max(0, (node.clientWidth || 960) - 2);

@@ -6,7 +6,7 @@ import { api, tokens } from './api.js';
 import { el, clear, seatColour, outcomeText } from './dom.js';
 import { notify } from './notice.js';
 import { boardFor, title } from './boards/index.js';
-import { explainer } from './explain.js';
+import { explainer, boardWidthOf } from './explain.js';
 import { chart } from './chart.js';
 
 export function replayPage(root, matchId, params) {
@@ -66,7 +66,7 @@ export function replayPage(root, matchId, params) {
     board.dataset.view = JSON.stringify(s.view);
     board.dataset.version = s.version;
     board.dataset.perspective = perspective;
-    clear(board, kind.board(s.view, s.seat));
+    clear(board, kind.board(s.view, s.seat, boardWidthOf(board)));
     const own = s.seat === null ? null : kind.hand(s.view);
     hand.hidden = !own;
     if (own) clear(hand, el('h2', {}, `Seat ${s.seat}'s hand`), own);

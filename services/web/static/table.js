@@ -6,7 +6,7 @@ import { api, join, key, tokens, Live } from './api.js';
 import { el, clear, eventText, outcomeText, placings, ordinal, seatName, sentenceStart } from './dom.js';
 import { notify, unnotify, connection } from './notice.js';
 import { boardFor, title, rulesOf } from './boards/index.js';
-import { explainer } from './explain.js';
+import { explainer, boardWidthOf } from './explain.js';
 import { controls } from './controls.js';
 import { clockPanel, clockEventText, controlText, forfeitReason } from './clock.js';
 
@@ -41,6 +41,9 @@ export function tablePage(root, matchId, seat) {
   let shown = null;  // the status the side panel shows
   let names = {};  // seat -> the registered player who plays it (from the match's summary)
   let control = null;  // the match's time control (from its ClockSet event or a view record), null: no clock
+  let drawn = 0;  // the board's width when drawn: it is drawn again to a new width (a phone turned, a window resized)
+  const resized = new ResizeObserver(() => { if (record && kind && Math.abs(board.clientWidth - drawn) > 8) draw(record); });
+  resized.observe(board);
   const who = (s) => (s === seat && playing ? 'you' : names[String(s)] ? `${names[String(s)]} (seat ${s})` : seatName(s, seat));
 
   const ways = () => [['Back to the lobby', '#/']];
@@ -63,7 +66,8 @@ export function tablePage(root, matchId, seat) {
     board.dataset.key = msg.key;
     if (msg.clock) { control = msg.clock.control; timeControl.textContent = ` · ${controlText(control)}`; }
     clocks.update(msg);
-    clear(board, kind.board(view, seat));
+    drawn = board.clientWidth;
+    clear(board, kind.board(view, seat, boardWidthOf(board)));
     const own = playing ? kind.hand(view) : null;
     hand.hidden = !own;
     if (own) clear(hand, el('h2', {}, 'Your hand'), own);
@@ -275,5 +279,5 @@ export function tablePage(root, matchId, seat) {
   }
 
   start();
-  return () => { clearTimeout(poll); clocks.stop(); if (live) live.stop(); };
+  return () => { clearTimeout(poll); clocks.stop(); resized.disconnect(); if (live) live.stop(); };
 }

@@ -1,5 +1,5 @@
 // Each game's board (SVG) and hand come from the game's own package: GET /games names each game's title, the
-// URL of its board module (an ES module exporting board(view, seat, texts), hand(view, texts) and, optionally,
+// URL of its board module (an ES module exporting board(view, seat, texts, width), hand(view, texts) and, optionally,
 // describe(choice, view, texts): a legal move in words, see controls.js), the URL of its
 // pieces in words (texts: {kind: {name: words}}, built from the game's data) and of its rules in short; any other
 // game is shown as its view's fields. Call games() (once; it is cached) before title() or boardFor().
@@ -41,7 +41,7 @@ export async function boardFor(game) {
   try {
     const [module, words_] = await Promise.all([import(url), textsOf(game)]);
     return {
-      board: (view, seat) => module.board(view, seat, words_),
+      board: (view, seat, width) => module.board(view, seat, words_, width),  // drawn to its box's width (CSS px)
       hand: (view) => module.hand(view, words_),
       describe: (choice, view, legal) => (module.describe ? module.describe(choice, view, words_, legal || []) : null),  // a move in words
       texts: words_,
