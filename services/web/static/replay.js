@@ -7,6 +7,7 @@ import { el, clear, seatColour, outcomeText } from './dom.js';
 import { notify } from './notice.js';
 import { boardFor, title } from './boards/index.js';
 import { explainer, boardWidthOf } from './explain.js';
+import { moveList } from './moves.js';
 import { chart } from './chart.js';
 
 export function replayPage(root, matchId, params) {
@@ -36,6 +37,8 @@ export function replayPage(root, matchId, params) {
   const chartBox = el('div', { class: 'chart', id: 'chart' });
   const legend = el('div', { class: 'legend' });
   const share = el('a', { id: 'share', href: '#' }, 'link to this version');
+  const movesBox = el('div', { id: 'moves-box' });
+  let moves = null;
 
   function address() {
     return `#/match/${encodeURIComponent(matchId)}/replay?v=${version}&p=${perspective}`;
@@ -55,6 +58,7 @@ export function replayPage(root, matchId, params) {
     const ticket = ++asked;
     slider.value = version;
     counter.textContent = `version ${version} of ${overview.last}`;
+    if (moves) moves.show(version);
     share.href = address();
     history[how === 'push' ? 'pushState' : 'replaceState'](null, '', address());
     let s;
@@ -154,9 +158,14 @@ export function replayPage(root, matchId, params) {
       eventLine,
       el('div', { class: 'grid' },
         el('div', {}, board, explain.nodes[0], hand, explain.nodes[1], el('div', { class: 'panel chart-panel' }, el('h2', {}, 'Score over the match'), chartBox, legend)),
-        el('aside', {}, el('details', { class: 'panel', open: true }, el('summary', {}, 'As text (airship replay --at V --seat S)'), text)))));
+        el('aside', {}, movesBox, el('details', { class: 'panel', open: true }, el('summary', {}, 'As text (airship replay --at V --seat S)'), text)))));
     document.addEventListener('keydown', onKey);
     show(Number.isNaN(v) ? overview.last : v);
+    api('GET', `/matches/${encodeURIComponent(matchId)}/log`).then((log) => {  // the move list: the public's log
+      moves = moveList(log.events || [], (x) => show(x, 'push'));
+      movesBox.replaceChildren(moves.node);
+      moves.show(version);
+    }).catch((e) => movesBox.replaceChildren(el('p', { class: 'muted' }, `The list of moves could not be loaded: ${e.detail || e.message}`)));
   }
 
   start();
