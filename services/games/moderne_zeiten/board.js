@@ -31,7 +31,6 @@ export function board(view, seat, texts = {}, width = 960) {
     t(finish.x + 8, finish.y + 22, `finish ${view.finish ?? ''}`)), 'Finish', said(texts, 'board', 'finish')));
   track.forEach((space, i) => {
     const { x, y } = spaceAt(i);
-    const claim = space.claimed_by !== null && space.claimed_by !== undefined ? ` Claimed by seat ${space.claimed_by}.` : ' Unclaimed.';
     parts.push(explained(svg('g', { 'data-space': space.space },
       svg('rect', { x, y, width: SPACE_W - 6, height: SPACE_H, rx: 5, fill: cityColour(space.city), stroke: '#64748b' }),
       t(x + 4, y + 14, `${space.space}`, { fill: '#475569' }),
@@ -40,7 +39,7 @@ export function board(view, seat, texts = {}, width = 960) {
       space.claimed_by !== null && space.claimed_by !== undefined
         ? svg('rect', { x: x + SPACE_W - 22, y: y + 4, width: 12, height: 12, fill: seatColour(space.claimed_by), stroke: '#111', 'data-claim': space.claimed_by })
         : null), `space ${space.space}: ${words(space.city)}, ${words(space.industry)}`,
-    said(texts, 'board', 'space') ? `${said(texts, 'board', 'space')}${claim}` : undefined));
+    said(texts, 'board', 'space')));
   });
   // pawns
   const at = {};

@@ -23,13 +23,16 @@ export function explainer() {
         root.addEventListener('click', (e) => tell(e.target));
         root.addEventListener('keydown', (e) => { if ((e.key === 'Enter' || e.key === ' ') && e.target.dataset && e.target.dataset.explain) { tell(e.target); e.preventDefault(); } });
       }
-      const seen = new Map();
+      const seen = new Map();  // each text once, with the names of the pieces it explains
       for (const piece of root.querySelectorAll('[data-explain]')) {
         if (glossary.contains(piece)) continue;
+        const names = seen.get(piece.dataset.explain) || [];
         const name = piece.dataset.name || '';
-        if (!seen.has(name + piece.dataset.explain)) seen.set(name + piece.dataset.explain, [name, piece.dataset.explain]);
+        if (!names.includes(name)) names.push(name);
+        seen.set(piece.dataset.explain, names);
       }
-      list.replaceChildren(...[...seen.values()].flatMap(([name, text]) => [el('dt', {}, name), el('dd', {}, text)]));
+      const named = (names) => (names.length > 3 ? `${names.slice(0, 2).join(', ')} and ${names.length - 2} more` : names.join(', '));
+      list.replaceChildren(...[...seen.entries()].flatMap(([text, names]) => [el('dt', {}, named(names)), el('dd', {}, text)]));
       glossary.hidden = seen.size === 0;
     },
   };

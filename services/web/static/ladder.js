@@ -64,7 +64,7 @@ function arenaLine(status) {
 export function ladderPage(root, game, player) {
   let timer = null;
   let stopped = false;
-  const tabs = el('nav', { class: 'tabs', id: 'games' });
+  const tabs = el('nav', { class: 'tabs', id: 'games', 'aria-label': 'games' });
   const body = el('section', { class: 'panel', id: 'ladder' }, el('p', { class: 'muted' }, 'Loading…'));
   const heading = el('h1', {}, 'Ladder');
   const rated = game && !player ? ratedPanel(game) : null;  // (outside the part refreshed every few seconds)

@@ -29,7 +29,7 @@ export function ratedPanel(game) {
   const leave = el('button', { type: 'button', id: 'arena-leave', hidden: true }, 'Leave the queue');
   panel.append(el('p', { class: 'muted' }, `Signed in as ${me.name}. Rated matches are played on a clock; the ladder counts them.`),
     el('h3', {}, 'With players you name'), create,
-    el('h3', {}, 'In the arena'), el('p', {}, 'Wait for players of your strength: ', counts), el('p', {}, queue, ' ', leave), said);
+    el('h3', {}, 'In the arena'), el('p', {}, 'Wait for other players, in a match of: ', counts), el('p', {}, queue, ' ', leave), said);
   listGames().then((listed) => {
     const info = listed.find((g) => g.name === game);
     if (!info) return;

@@ -32,7 +32,7 @@ export function replayPage(root, matchId, params) {
   const hand = el('div', { class: 'hand panel', id: 'hand', hidden: true });
   const explain = explainer();
   const eventLine = el('p', { id: 'event', class: 'status' });
-  const text = el('pre', { class: 'text', id: 'replay-text' });
+  const text = el('pre', { class: 'text', id: 'replay-text', tabindex: 0, 'aria-label': 'the step as text' });
   const verify = el('p', { id: 'verify', class: 'verify' });
   const chartBox = el('div', { class: 'chart', id: 'chart' });
   const legend = el('div', { class: 'legend' });
@@ -162,7 +162,7 @@ export function replayPage(root, matchId, params) {
     document.addEventListener('keydown', onKey);
     show(Number.isNaN(v) ? overview.last : v);
     api('GET', `/matches/${encodeURIComponent(matchId)}/log`).then((log) => {  // the move list: the public's log
-      moves = moveList(log.events || [], (x) => show(x, 'push'));
+      moves = moveList(log.events || [], (x) => show(x, 'push'), log.perspective === 'full');
       movesBox.replaceChildren(moves.node);
       moves.show(version);
     }).catch((e) => movesBox.replaceChildren(el('p', { class: 'muted' }, `The list of moves could not be loaded: ${e.detail || e.message}`)));

@@ -31,7 +31,7 @@ export function markdown(source) {
       const rows = [];
       while (i < lines.length && lines[i].trim().startsWith('|')) { rows.push(cells(lines[i])); i += 1; }
       const body = rows.filter((r, n) => n > 0 && !r.every((c) => /^:?-+:?$/.test(c)));
-      blocks.push(el('table', { class: 'rules-table' }, el('thead', {}, el('tr', {}, rows[0].map((c) => el('th', { scope: 'col' }, inline(c))))),
+      blocks.push(el('table', { class: 'rules-table', tabindex: 0 }, el('thead', {}, el('tr', {}, rows[0].map((c) => el('th', { scope: 'col' }, inline(c))))),
         el('tbody', {}, body.map((r) => el('tr', {}, r.map((c) => el('td', {}, inline(c))))))));
       continue;
     }

@@ -21,7 +21,7 @@ export function tablePage(root, matchId, seat) {
   const explain = explainer();
   const hand = el('div', { class: 'hand panel', id: 'hand', hidden: true });
   const side = el('div', { class: 'panel', id: 'side' });
-  const events = el('ol', { class: 'events', id: 'events' });
+  const events = el('ol', { class: 'events', id: 'events', tabindex: 0, 'aria-label': 'what happened, newest first' });  // (it scrolls: the keys reach it)
   const commandBox = el('div', { id: 'commands' });
   const refusal = el('p', { class: 'refusal', id: 'refusal', role: 'status' });  // kept across redraws
   const ending = el('div', { class: 'panel ending', id: 'ending', hidden: true });
