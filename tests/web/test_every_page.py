@@ -51,7 +51,12 @@ def scene(web_stack: GatewayStack, http: httpx.Client) -> dict[str, Any]:
     assert http.post(f"/matches/{waiting}/bots", json={"seats": [2], "bot": "heuristic"},
                      headers=bearer(first)).status_code == 201
     wait_status(http, finished, "finished")
-    return {"player": (name, key), "finished": (finished, finished_token), "running": running, "open": waiting}
+    to_act = {}
+    for game, (match_id, _) in running.items():
+        view = http.get(f"/matches/{match_id}/views/public").json()
+        to_act[game] = view["to_act"][0]
+    return {"player": (name, key), "finished": (finished, finished_token), "running": running, "open": waiting,
+            "to_act": to_act}
 
 
 def holding(match_id: str, tokens: dict[str, str]) -> Callable[[Any], None]:
@@ -62,10 +67,21 @@ def holding(match_id: str, tokens: dict[str, str]) -> Callable[[Any], None]:
     return hold
 
 
-def pages(url: str, scene: dict[str, Any]) -> list[tuple[str, str, str, Callable[[Any], None] | None]]:
+Page = tuple[str, str, str, Callable[[Any], None] | None]
+
+
+def confirming(page: Any) -> None:
+    """A consequential move asked to be confirmed: a bid of all one's money."""
+    row = page.locator("#controls .choice[data-type='bid']")
+    row.locator("input[name=amount]").fill(row.locator("input[name=amount]").get_attribute("max") or "0")
+    row.locator("button.send").click()
+    page.wait_for_selector("#controls .confirming:not([hidden]) button.confirm")
+
+
+def pages(url: str, scene: dict[str, Any]) -> list[Page]:
     """(name, address, what to wait for, what to do first) of every page and state."""
     finished, finished_token = scene["finished"]
-    out: list[tuple[str, str, str, Callable[[Any], None] | None]] = [
+    out: list[Page] = [
         ("lobby", "#/", f"tr[data-match='{scene['open']}']", None),
         ("help", "#/help", "main h1", None),
         ("me", "#/me", "#sign-out", None),
@@ -77,8 +93,9 @@ def pages(url: str, scene: dict[str, Any]) -> list[tuple[str, str, str, Callable
         ("replay", f"#/match/{finished}/replay?v=5&p=public", "#moves .move[aria-current]", None),
     ]
     for game, (match_id, tokens) in scene["running"].items():
-        table = f"#/match/{match_id}/seat/0"
-        out.append((f"table-{game}", table, "#board[data-version] svg", holding(match_id, tokens)))
+        seat = scene["to_act"][game]  # the seat whose move it is: its controls shown
+        table = f"#/match/{match_id}/seat/{seat}"
+        out.append((f"table-{game}", table, "#controls .choice", holding(match_id, tokens)))
         out.append((f"watch-{game}", f"#/match/{match_id}/watch", "#board[data-version] svg", None))
     return out
 
@@ -104,6 +121,8 @@ def test_every_page_passes_axe_and_is_photographed(web_stack: GatewayStack, brow
                 page.wait_for_timeout(250)
                 if label.startswith("table-") and size == "desktop":  # the pieces explained, open
                     page.locator("#glossary summary").click()
+                if label == "table-moderne-zeiten":  # and a move that asks to be confirmed
+                    confirming(page)
                 page.add_script_tag(path=str(AXE))
                 violations = page.evaluate(AXE_JS)
                 if violations:

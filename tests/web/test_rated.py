@@ -131,7 +131,10 @@ def test_people_queue_in_the_arena_from_the_ladder_page(rated_stack: GatewayStac
         wait_until(lambda: http.get("/arena/nim").json()["queues"][0]["waiting"] == 1, timeout_s=10)
         pages[2].locator("#arena-leave").click()
         wait_until(lambda: http.get("/arena/nim").json()["queues"][0]["waiting"] == 0, timeout_s=10)
-        assert "left the queue" in pages[2].locator("#rated-said").inner_text()
+        pages[2].wait_for_function("() => document.getElementById('rated-said').textContent === 'You left the queue.'")
+        pages[2].wait_for_timeout(300)  # (a long poll that answers after it does not undo it)
+        assert pages[2].locator("#rated-said").inner_text() == "You left the queue."
+        assert pages[2].locator("#arena-queue").is_visible() and not pages[2].locator("#arena-leave").is_visible()
         # cy and di queue: paired, each at their own seat of the same rated match
         pages[0].locator("#arena-queue").click()
         pages[0].wait_for_function("() => document.getElementById('rated-said').textContent.includes('queue')")

@@ -53,15 +53,17 @@ export function ratedPanel(game) {
 
   async function poll() {
     while (ticket && !stopped) {
+      const held = ticket;
       let got;
       try {
-        got = await api('GET', `${ticket.location}?wait_s=${WAIT_S}`, { apiKey: me.key });
+        got = await api('GET', `${held.location}?wait_s=${WAIT_S}`, { apiKey: me.key });
       } catch (err) {
-        said.textContent = `You left the arena's queue: ${err.detail || err.message}`;
+        if (ticket !== held) break;  // (left meanwhile: said so already)
+        said.textContent = `You are out of the arena's queue: ${err.detail || err.message}`;
         ticket = null;
         break;
       }
-      if (stopped) return;
+      if (stopped || ticket !== held) return;
       if (got.status === 'matched' && got.token) {
         tokens.put(got.match_id, got.seat, got.token);
         ticket = null;
