@@ -86,7 +86,7 @@ def pages(url: str, scene: dict[str, Any]) -> list[Page]:
         ("help", "#/help", "main h1", None),
         ("me", "#/me", "#sign-out", None),
         ("ladder", "#/ladder/mad-zeppelin", "#rated", None),
-        ("rules", "#/rules/mad-zeppelin", "#rules h2", None),
+        *[(f"rules-{game}", f"#/rules/{game}", "#rules h2", None) for game in scene["running"]],
         ("unknown-match", "#/match/nosuchmatch0/watch", "#notice:not([hidden])", None),
         ("no-token", f"#/match/{scene['running']['modern-world'][0]}/seat/1", "#notice:not([hidden])", None),
         ("finished-table", f"#/match/{finished}/seat/0", "#placing", holding(finished, {"0": finished_token})),
@@ -110,10 +110,18 @@ def test_every_page_passes_axe_and_is_photographed(web_stack: GatewayStack, brow
                                       is_mobile=size == "phone", has_touch=size == "phone")
         try:
             page = context.new_page()
-            page.goto(f"{web_stack.url}/#/help")
-            page.evaluate("(me) => localStorage.setItem('airship.player', me)", json.dumps({"name": name, "key": key}))
-            page.reload()  # (the header says who is signed in)
-            for label, address, ready, first in pages(web_stack.url, scene):
+
+            def sign_in(page: Any) -> None:
+                page.evaluate("(me) => localStorage.setItem('airship.player', me)",
+                              json.dumps({"name": name, "key": key}))
+                page.reload()  # (the header says who is signed in)
+
+            signed_out: list[Page] = [("sign-in", "#/me", "#sign-up", None),
+                                      ("lobby-signed-out", "#/", "#create", None),
+                                      ("ladder-signed-out", "#/ladder/moderne-zeiten", "#rated", None)]
+            for label, address, ready, first in [*signed_out, *pages(web_stack.url, scene)]:
+                if label == "lobby":
+                    sign_in(page)
                 if first is not None:
                     first(page)
                 page.goto(f"{web_stack.url}/{address}")
@@ -132,4 +140,4 @@ def test_every_page_passes_axe_and_is_photographed(web_stack: GatewayStack, brow
         finally:
             context.close()
     assert not found, json.dumps(found, indent=1)[:6000]
-    assert shots == 2 * len(pages(web_stack.url, scene))
+    assert shots == 2 * (len(pages(web_stack.url, scene)) + 3)
