@@ -11,7 +11,7 @@ SEED   ?= 7
 ARGS   ?=
 export AIRSHIP_TEST_REDIS_URL ?= redis://127.0.0.1:6379/9
 
-.PHONY: play test test-fast lint install schemas bench clean
+.PHONY: play test test-fast lint install schemas screenshots bench clean
 
 $(BIN)/airship: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,13 @@ test: lint
 test-fast: install
 	bash infra/dev/ensure-redis.sh
 	$(BIN)/python -m pytest -m "not slow and not gateway" -q
+
+# every page and state of the web app at 1366x768 and 390x844, checked with axe-core, into docs/screenshots
+screenshots: install
+	bash infra/dev/ensure-redis.sh
+	bash infra/dev/ensure-node.sh
+	bash infra/dev/ensure-chromium.sh
+	AIRSHIP_UPDATE_SCREENSHOTS=1 $(BIN)/python -m pytest -q tests/web/test_every_page.py
 
 schemas: install
 	$(BIN)/airship schemas export

@@ -52,6 +52,9 @@ class GameInfo(Wire):
     title: str = Field(description="The game's name for people (\"Moderne Zeiten\").")
     board: str | None = Field(default=None, description="The URL of the game's web board (an ES module exporting "
                                                         "board(view) and hand(view)); null: the view's fields.")
+    texts: str | None = Field(default=None, description="The URL of the game's pieces in words (JSON "
+                              "`{kind: {name: words}}`: cards, Traitors, events), for the board's texts and tooltips.")
+    rules: str | None = Field(default=None, description="The URL of the game's rules in short (Markdown), for people.")
     min_seats: int
     max_seats: int
     commands: list[str]

@@ -42,6 +42,9 @@ for the conformance suite's legal-completeness check."""
 Perturb = Callable[[Any, "int | None", random.Random], Any]
 """``perturb(state, seat, rng) -> state``: the state with everything hidden from ``seat`` (None: a
 spectator) changed; that seat's view must not change."""
+Texts = Callable[[], Mapping[str, Mapping[str, str]]]
+"""``texts() -> {kind: {name: words}}``: the game's pieces (cards, Traitors, events) explained for people, built
+from its data tables: the web board's card texts and tooltips (served at ``/web/games/<game>/texts.json``)."""
 Renderer = Callable[[Mapping[str, Any]], str]
 """``render(view) -> text``: the game's board as text (replay, CLI)."""
 
@@ -68,7 +71,8 @@ class TestParameters:
 
 @dataclass(frozen=True)
 class Registration:
-    """Everything of one game; see the module docstring. ``web_board`` is the path of its JS module."""
+    """Everything of one game; see the module docstring. ``web_board`` is the path of its JS module, ``texts`` its
+    pieces in words and ``rules`` the path of its rules in short (Markdown, the web app's rules page)."""
 
     game: Game[Any]
     schemas: GameSchemas | None = None
@@ -76,6 +80,8 @@ class Registration:
     chat: ChatAdapter | None = None
     board: Renderer | None = None
     web_board: Path | None = None
+    texts: Texts | None = None
+    rules: Path | None = None
     standing: Standing | None = None
     candidates: Candidates | None = None
     perturb: Perturb | None = None
@@ -110,6 +116,16 @@ class Registration:
     def web_board_url(self) -> str | None:
         """Where the gateway serves the web board (``services.web``), None for the generic one."""
         return f"/web/games/{self.name}.js" if self.web_board is not None else None
+
+    @property
+    def texts_url(self) -> str | None:
+        """Where the gateway serves the game's pieces in words (``services.web``), None: it has none."""
+        return f"/web/games/{self.name}/texts.json" if self.texts is not None else None
+
+    @property
+    def rules_url(self) -> str | None:
+        """Where the gateway serves the game's rules in short, None: it has none."""
+        return f"/web/games/{self.name}/rules.md" if self.rules is not None else None
 
     def table_seats(self) -> int:
         """The seats of the table the whole-stack tests use."""

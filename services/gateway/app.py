@@ -209,6 +209,7 @@ def _routes(app: FastAPI) -> None:
             clock_fields = [OptionInfo(name=k, default=f.default, description=f.description or "")
                             for k, f in TimeControl.model_fields.items()]
             infos.append(GameInfo(name=name, title=game.title, board=registered.web_board_url,
+                                  texts=registered.texts_url, rules=registered.rules_url,
                                   min_seats=game.min_seats, max_seats=game.max_seats,
                                   commands=sorted(schemas.commands) if schemas else [], options=options,
                                   clock=clock_fields, rated_clock=rated_clock(st.settings.rated_clock_s)))

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.responses import FileResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
@@ -42,7 +42,8 @@ class Assets(StaticFiles):
 
 def add_web(app: FastAPI) -> None:
     """``GET /``: the page; ``/web/...``: its scripts, styles and pictures; ``/web/games/<game>.js``: the web
-    board a game's registration names (it lives in the game's package; ``GET /games`` gives its URL)."""
+    board a game's registration names (it lives in the game's package; ``GET /games`` gives its URL);
+    ``/web/games/<game>/texts.json`` and ``/rules.md``: its pieces in words and its rules in short."""
 
     @app.get("/", include_in_schema=False)
     async def index() -> Any:
@@ -54,6 +55,23 @@ def add_web(app: FastAPI) -> None:
         if registration is None or registration.web_board is None:
             raise HTTPException(404, "no such web board")  # (a problem, as every other 404)
         return FileResponse(registration.web_board, media_type="text/javascript",
+                            headers={**HEADERS, "Cache-Control": "no-cache"})
+
+    @app.get("/web/games/{game}/texts.json", include_in_schema=False)
+    async def texts(game: str) -> Any:
+        """The game's pieces in words (its registration's ``texts``, built from its data tables)."""
+        registration = REGISTRATIONS.get(game)
+        if registration is None or registration.texts is None:
+            raise HTTPException(404, "no texts for this game")
+        return JSONResponse(registration.texts(), headers={**HEADERS, "Cache-Control": "no-cache"})
+
+    @app.get("/web/games/{game}/rules.md", include_in_schema=False)
+    async def rules(game: str) -> Any:
+        """The game's rules in short, as its package keeps them (Markdown; the page renders it as text)."""
+        registration = REGISTRATIONS.get(game)
+        if registration is None or registration.rules is None:
+            raise HTTPException(404, "no rules for this game")
+        return FileResponse(registration.rules, media_type="text/markdown; charset=utf-8",
                             headers={**HEADERS, "Cache-Control": "no-cache"})
 
     app.mount("/web", Assets(directory=STATIC), name="web")

@@ -26,6 +26,36 @@ STATE_JS = """(last) => {
 }"""
 
 
+FILL_JS = """(row) => {  // what a person does before sending: every editor the page left empty given a legal value
+  for (const input of row.querySelectorAll('input[type=number]:not([data-key])')) {
+    if (input.value === '') input.value = input.min || '0';
+  }
+  for (const select of row.querySelectorAll('select')) {
+    if (select.value === '' && select.options.length > 1) select.selectedIndex = 1;
+  }
+  for (const counts of row.querySelectorAll('.counts[data-min-total]')) {
+    let left = Number(counts.dataset.minTotal);
+    for (const input of counts.querySelectorAll('input[data-key]')) {
+      const n = Math.min(Number(input.max), left);
+      input.value = String(n);
+      left -= n;
+    }
+  }
+}"""
+
+
+def send_row(row: Any, timeout_ms: int = 1_500) -> bool:
+    """Fill a control row's empty editors with legal values, click its button and, when the move asks to be
+    confirmed (a consequential one), confirm it. True when it asked."""
+    row.evaluate(FILL_JS)
+    row.locator("button.send").click(timeout=timeout_ms)
+    confirm = row.locator("button.confirm")
+    if confirm.count() and confirm.is_visible():
+        confirm.click(timeout=timeout_ms)
+        return True
+    return False
+
+
 @dataclass
 class Wiretap:
     """Every WebSocket frame and every HTTP answer (but the app's own files) a page received."""
@@ -125,8 +155,11 @@ def play_by_clicking(page: Any, truth: Truth, seat: int, rng: random.Random, *, 
                 tried_bad = True
                 field_ = page.locator("#controls .choice input[type=number][max]").first
                 row = field_.locator("xpath=ancestor::div[contains(@class,'choice')]")
+                row.evaluate(FILL_JS)
                 field_.fill(str(int(field_.get_attribute("max") or 0) + 1000))
                 row.locator("button.send").click()
+                if row.locator("button.confirm").count():  # (past the range is past what one has: confirm it)
+                    row.locator("button.confirm").click()
                 page.wait_for_function("(row) => row.dataset.rejected || !row.isConnected", arg=row.element_handle(),
                                        timeout=timeout_ms)
                 if row.count() and row.get_attribute("data-rejected"):
@@ -140,7 +173,7 @@ def play_by_clicking(page: Any, truth: Truth, seat: int, rng: random.Random, *, 
             if not count:  # a newer view without a decision came in meanwhile
                 last = min(last, version)
                 continue
-            rows.nth(rng.randrange(count)).locator("button.send").click(timeout=1_500)
+            send_row(rows.nth(rng.randrange(count)))
         except PlaywrightError:  # the controls were redrawn under the pointer by a newer version: look again
             last = min(last, version - 1)
             continue
@@ -196,4 +229,14 @@ def dom_words_leaked(html: str, secret: set[str]) -> set[str]:
             or re.search(rf"(?<![a-z0-9_]){re.escape(w.lower())}(?![a-z0-9_])", low)}
 
 
-__all__ = ["Wiretap", "check_frames", "dom_words_leaked", "leaves", "play_by_clicking", "secret_values", "shown_view"]
+__all__ = [
+    "FILL_JS",
+    "Wiretap",
+    "check_frames",
+    "dom_words_leaked",
+    "leaves",
+    "play_by_clicking",
+    "secret_values",
+    "send_row",
+    "shown_view",
+]

@@ -15,6 +15,7 @@ import pytest
 
 from tests.gateway.stack import GatewayStack
 from tests.web.conftest import save_screenshot
+from tests.web.pages import send_row
 
 pytestmark = [pytest.mark.gateway, pytest.mark.browser, pytest.mark.redis]
 VIEWPORT = {"width": 1366, "height": 900}
@@ -109,7 +110,7 @@ def test_timeouts_in_a_row_forfeit_at_the_table(web_stack: GatewayStack, http: h
                 break
             before = int(other.locator("#board").get_attribute("data-version"))
             try:
-                other.locator("#controls .choice button.send").first.click(timeout=2_000)
+                send_row(other.locator("#controls .choice").first, timeout_ms=2_000)
             except Exception:  # (redrawn under the pointer by a newer view: look again)
                 continue
             other.wait_for_function("(v) => Number(document.getElementById('board').dataset.version) > v", arg=before)

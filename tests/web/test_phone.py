@@ -74,3 +74,66 @@ def test_a_clock_warning_is_seen_on_a_phone(web_stack: GatewayStack, http: httpx
         save_screenshot(page, "clock-warning-phone", docs=False)
     finally:
         context.close()
+
+
+BOARD_TEXT_JS = """() => {
+  const svg = document.querySelector('#board svg');
+  const box = svg.getBoundingClientRect();
+  const out = [];
+  for (const text of svg.querySelectorAll('text')) {
+    if (!text.textContent.trim()) continue;
+    const size = parseFloat(getComputedStyle(text).fontSize) * text.getScreenCTM().a;  // as drawn, in CSS px
+    const r = text.getBoundingClientRect();
+    out.push({ text: text.textContent, size, left: r.left - box.left, right: box.right - r.right });
+  }
+  return { texts: out, width: box.width, page: document.documentElement.scrollWidth };
+}"""
+LATER_JS = """async ([game, views, seat]) => {  // the board of later views, drawn as the table draws it
+
+  const { boardFor } = await import('/web/boards/index.js');
+  const { boardWidthOf } = await import('/web/explain.js');
+  const kind = await boardFor(game);
+  const board = document.getElementById('board');
+  const results = [];
+  for (const view of views) {
+    board.replaceChildren(kind.board(view, seat, boardWidthOf(board)));
+    results.push((MEASURE)());
+  }
+  return results;
+}""".replace("MEASURE", BOARD_TEXT_JS)
+
+
+def unreadable(measured: dict[str, Any]) -> list[Any]:
+    """The board's texts drawn under 12 px or cut by its edges, and the page's width past the phone's."""
+    bad: list[Any] = [t for t in measured["texts"] if t["size"] < 11.99 or t["left"] < -1 or t["right"] < -1]
+    return bad + ([("page", measured["page"])] if measured["page"] > WIDTH else [])
+
+
+@pytest.mark.parametrize("game", ["modern-world", "mad-zeppelin", "moderne-zeiten"])
+def test_boards_are_readable_on_a_phone(web_stack: GatewayStack, http: httpx.Client, browser: Any, game: str) -> None:
+    """Every text of a game's board at 390 x 844 is drawn at 12 px or more and inside the board (the board is drawn
+    to its width: its pieces flow onto more rows), at the start of a live table and at later states of a seeded
+    playout; no page is wider than the phone."""
+    from tests.web.test_controls import GAMES, samples
+
+    seats = GAMES[game]
+    match_id = create(http, game, seats)
+    tokens = {str(s): join(http, match_id, s) for s in range(seats)}
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, has_touch=True, is_mobile=True)
+    try:
+        page = context.new_page()
+        page.goto(f"{web_stack.url}/#/")
+        page.evaluate("([key, value]) => localStorage.setItem(key, value)",
+                      [f"airship.match.{match_id}", json.dumps(tokens)])
+        page.goto(f"{web_stack.url}/#/match/{match_id}/seat/0")
+        page.wait_for_selector("#board[data-version] svg")
+        page.wait_for_timeout(300)
+        measured = page.evaluate(BOARD_TEXT_JS)
+        assert measured["texts"] and measured["width"] <= WIDTH, measured["width"]
+        assert not unreadable(measured), unreadable(measured)
+        save_screenshot(page, f"phone-{game}", docs=False)
+        later = [view for _, _, view, _ in samples(game, seats, seed=11, steps=300)][::3][:12]
+        for view, drawn in zip(later, page.evaluate(LATER_JS, [game, later, 0]), strict=True):
+            assert not unreadable(drawn), (view.get("phase"), unreadable(drawn)[:5])
+    finally:
+        context.close()

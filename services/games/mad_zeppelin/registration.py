@@ -11,6 +11,7 @@ from services.games.mad_zeppelin.bot import PLUGIN
 from services.games.mad_zeppelin.candidates import candidates
 from services.games.mad_zeppelin.chat import MadZeppelinAdapter
 from services.games.mad_zeppelin.schemas import SCHEMAS, SECRET_COMMANDS
+from services.games.mad_zeppelin.texts import texts
 from services.games.registration import Registration, TestParameters
 
 REGISTRATION = Registration(
@@ -21,6 +22,8 @@ REGISTRATION = Registration(
     board=render,
     web_board=Path(__file__).with_name("board.js"),
     logs=Path(__file__).with_name("logs"),
+    texts=texts,
+    rules=Path(__file__).with_name("rules.md"),
     standing=standing,
     candidates=candidates,
     secret_commands=SECRET_COMMANDS,

@@ -11,6 +11,7 @@ from services.games.modern_world.bot import PLUGIN
 from services.games.modern_world.candidates import candidates
 from services.games.modern_world.chat import ModernWorldAdapter
 from services.games.modern_world.schemas import SCHEMAS, SECRET_COMMANDS
+from services.games.modern_world.texts import texts
 from services.games.registration import Registration, TestParameters
 
 REGISTRATION = Registration(
@@ -21,6 +22,8 @@ REGISTRATION = Registration(
     board=render,
     web_board=Path(__file__).with_name("board.js"),
     logs=Path(__file__).with_name("logs"),
+    texts=texts,
+    rules=Path(__file__).with_name("rules.md"),
     standing=standing,
     candidates=candidates,
     secret_commands=SECRET_COMMANDS,

@@ -12,6 +12,7 @@ from services.games.moderne_zeiten.candidates import candidates
 from services.games.moderne_zeiten.chat import ModerneZeitenAdapter
 from services.games.moderne_zeiten.resample import perturb
 from services.games.moderne_zeiten.schemas import SCHEMAS
+from services.games.moderne_zeiten.texts import texts
 from services.games.registration import Registration, TestParameters
 
 REGISTRATION = Registration(
@@ -22,6 +23,8 @@ REGISTRATION = Registration(
     board=render,
     web_board=Path(__file__).with_name("board.js"),
     logs=Path(__file__).with_name("logs"),
+    texts=texts,
+    rules=Path(__file__).with_name("rules.md"),
     standing=standing,
     candidates=candidates,
     perturb=perturb,

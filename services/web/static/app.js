@@ -5,6 +5,7 @@
 //   #/match/<id>/replay?v=<V>&p=<public|seat>   a finished match, version V, as p saw it
 //   #/ladder[/<game>[/player/<name>]]   the ratings ladder of a game, a player's rated matches
 //   #/help                               keys and help
+//   #/rules/<game>                       the game's rules in short
 //   #/me                                 you: sign up or in (a player name and its API key, kept in this browser)
 import { el, clear } from './dom.js';
 import { unnotify, connection } from './notice.js';
@@ -13,6 +14,7 @@ import { tablePage } from './table.js';
 import { replayPage } from './replay.js';
 import { ladderPage } from './ladder.js';
 import { mePage, showIdentity } from './me.js';
+import { rulesPage } from './rules.js';
 
 let leave = null;
 
@@ -48,6 +50,8 @@ function route() {
     leave = ladderPage(root, parts[1] || null, parts[2] === 'player' ? parts[3] || null : null);
   } else if (parts[0] === 'help') {
     leave = help(root);
+  } else if (parts[0] === 'rules') {
+    leave = rulesPage(root, parts[1] || null);
   } else if (parts[0] === 'me') {
     leave = mePage(root);
   } else {

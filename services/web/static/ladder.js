@@ -8,6 +8,7 @@ import { el, clear } from './dom.js';
 import { notify } from './notice.js';
 import { games as listGames, title } from './boards/index.js';
 import { controlRules } from './clock.js';
+import { ratedPanel } from './rated.js';
 
 const REFRESH_MS = 5000;
 const fixed = (x, digits = 2) => (typeof x === 'number' ? x.toFixed(digits) : '–');
@@ -63,10 +64,11 @@ function arenaLine(status) {
 export function ladderPage(root, game, player) {
   let timer = null;
   let stopped = false;
-  const tabs = el('nav', { class: 'tabs', id: 'games' });
+  const tabs = el('nav', { class: 'tabs', id: 'games', 'aria-label': 'games' });
   const body = el('section', { class: 'panel', id: 'ladder' }, el('p', { class: 'muted' }, 'Loading…'));
   const heading = el('h1', {}, 'Ladder');
-  clear(root, heading, tabs, body);
+  const rated = game && !player ? ratedPanel(game) : null;  // (outside the part refreshed every few seconds)
+  clear(root, heading, tabs, body, rated ? rated.node : null);
 
   async function refresh() {
     clearTimeout(timer);
@@ -108,5 +110,5 @@ export function ladderPage(root, game, player) {
     clear(tabs, listed.map((x) => el('a', { href: ladderLink(x.name), class: x.name === game ? 'tab current' : 'tab', 'data-game': x.name }, title(x.name))));
   }).catch(() => {});
   refresh();
-  return () => { stopped = true; clearTimeout(timer); };
+  return () => { stopped = true; clearTimeout(timer); if (rated) rated.stop(); };
 }

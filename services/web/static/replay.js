@@ -6,6 +6,8 @@ import { api, tokens } from './api.js';
 import { el, clear, seatColour, outcomeText } from './dom.js';
 import { notify } from './notice.js';
 import { boardFor, title } from './boards/index.js';
+import { explainer, boardWidthOf } from './explain.js';
+import { moveList } from './moves.js';
 import { chart } from './chart.js';
 
 export function replayPage(root, matchId, params) {
@@ -28,12 +30,15 @@ export function replayPage(root, matchId, params) {
   const playButton = el('button', { type: 'button', id: 'play' }, '▶ play');
   const board = el('div', { class: 'board', id: 'board' });
   const hand = el('div', { class: 'hand panel', id: 'hand', hidden: true });
+  const explain = explainer();
   const eventLine = el('p', { id: 'event', class: 'status' });
-  const text = el('pre', { class: 'text', id: 'replay-text' });
+  const text = el('pre', { class: 'text', id: 'replay-text', tabindex: 0, 'aria-label': 'the step as text' });
   const verify = el('p', { id: 'verify', class: 'verify' });
   const chartBox = el('div', { class: 'chart', id: 'chart' });
   const legend = el('div', { class: 'legend' });
   const share = el('a', { id: 'share', href: '#' }, 'link to this version');
+  const movesBox = el('div', { id: 'moves-box' });
+  let moves = null;
 
   function address() {
     return `#/match/${encodeURIComponent(matchId)}/replay?v=${version}&p=${perspective}`;
@@ -53,6 +58,7 @@ export function replayPage(root, matchId, params) {
     const ticket = ++asked;
     slider.value = version;
     counter.textContent = `version ${version} of ${overview.last}`;
+    if (moves) moves.show(version);
     share.href = address();
     history[how === 'push' ? 'pushState' : 'replaceState'](null, '', address());
     let s;
@@ -64,10 +70,11 @@ export function replayPage(root, matchId, params) {
     board.dataset.view = JSON.stringify(s.view);
     board.dataset.version = s.version;
     board.dataset.perspective = perspective;
-    clear(board, kind.board(s.view, s.seat));
+    clear(board, kind.board(s.view, s.seat, boardWidthOf(board)));
     const own = s.seat === null ? null : kind.hand(s.view);
     hand.hidden = !own;
     if (own) clear(hand, el('h2', {}, `Seat ${s.seat}'s hand`), own);
+    explain.update(board.parentNode);
     const said = s.event.length > 240 ? `${s.event.slice(0, 239)}…` : s.event;
     eventLine.textContent = s.finished ? `${said} — match over: ${outcomeText(s.outcome)}` : said;
     eventLine.title = s.event;
@@ -150,10 +157,15 @@ export function replayPage(root, matchId, params) {
         verify),
       eventLine,
       el('div', { class: 'grid' },
-        el('div', {}, board, hand, el('div', { class: 'panel chart-panel' }, el('h2', {}, 'Score over the match'), chartBox, legend)),
-        el('aside', {}, el('details', { class: 'panel', open: true }, el('summary', {}, 'As text (airship replay --at V --seat S)'), text)))));
+        el('div', {}, board, explain.nodes[0], hand, explain.nodes[1], el('div', { class: 'panel chart-panel' }, el('h2', {}, 'Score over the match'), chartBox, legend)),
+        el('aside', {}, movesBox, el('details', { class: 'panel', open: true }, el('summary', {}, 'As text (airship replay --at V --seat S)'), text)))));
     document.addEventListener('keydown', onKey);
     show(Number.isNaN(v) ? overview.last : v);
+    api('GET', `/matches/${encodeURIComponent(matchId)}/log`).then((log) => {  // the move list: the public's log
+      moves = moveList(log.events || [], (x) => show(x, 'push'), log.perspective === 'full');
+      movesBox.replaceChildren(moves.node);
+      moves.show(version);
+    }).catch((e) => movesBox.replaceChildren(el('p', { class: 'muted' }, `The list of moves could not be loaded: ${e.detail || e.message}`)));
   }
 
   start();

@@ -5,7 +5,8 @@
 import { api, join, key, tokens, Live } from './api.js';
 import { el, clear, eventText, outcomeText, placings, ordinal, seatName, sentenceStart } from './dom.js';
 import { notify, unnotify, connection } from './notice.js';
-import { boardFor, title } from './boards/index.js';
+import { boardFor, title, rulesOf } from './boards/index.js';
+import { explainer, boardWidthOf } from './explain.js';
 import { controls } from './controls.js';
 import { clockPanel, clockEventText, controlText, forfeitReason } from './clock.js';
 
@@ -17,9 +18,10 @@ export function tablePage(root, matchId, seat) {
   const head = el('h1', {}, 'Match ', el('span', { class: 'muted' }, matchId));
   const status = el('div', { class: 'status', id: 'status', 'aria-live': 'polite' }, 'Connecting…');
   const board = el('div', { class: 'board', id: 'board' });
+  const explain = explainer();
   const hand = el('div', { class: 'hand panel', id: 'hand', hidden: true });
   const side = el('div', { class: 'panel', id: 'side' });
-  const events = el('ol', { class: 'events', id: 'events' });
+  const events = el('ol', { class: 'events', id: 'events', tabindex: 0, 'aria-label': 'what happened, newest first' });  // (it scrolls: the keys reach it)
   const commandBox = el('div', { id: 'commands' });
   const refusal = el('p', { class: 'refusal', id: 'refusal', role: 'status' });  // kept across redraws
   const ending = el('div', { class: 'panel ending', id: 'ending', hidden: true });
@@ -27,7 +29,7 @@ export function tablePage(root, matchId, seat) {
   const timeControl = el('span', { class: 'muted', id: 'table-clock' });
   const clocks = clockPanel({ reader: playing ? seat : null, name: (s) => who(s) });
   const alerts = el('label', { class: 'muted' }, el('input', { type: 'checkbox', id: 'notify-turn' }), ' tell me when it is my turn (browser notification)');
-  clear(root, head, status, clocks.warning, el('div', { class: 'grid' }, el('div', {}, board, hand),
+  clear(root, head, status, clocks.warning, el('div', { class: 'grid' }, el('div', {}, board, explain.nodes[0], hand, explain.nodes[1]),
     el('aside', {}, ending, clocks.node, playing ? el('div', { class: 'panel', id: 'move' }, el('h2', {}, 'Your move'), refusal, commandBox, el('p', {}, alerts), el('p', {}, leave)) : null,
       el('div', { class: 'panel' }, el('h2', {}, 'What happened'), events), side)));
   let game = null;
@@ -39,6 +41,9 @@ export function tablePage(root, matchId, seat) {
   let shown = null;  // the status the side panel shows
   let names = {};  // seat -> the registered player who plays it (from the match's summary)
   let control = null;  // the match's time control (from its ClockSet event or a view record), null: no clock
+  let drawn = 0;  // the board's width when drawn: it is drawn again to a new width (a phone turned, a window resized)
+  const resized = new ResizeObserver(() => { if (record && kind && Math.abs(board.clientWidth - drawn) > 8) draw(record); });
+  resized.observe(board);
   const who = (s) => (s === seat && playing ? 'you' : names[String(s)] ? `${names[String(s)]} (seat ${s})` : seatName(s, seat));
 
   const ways = () => [['Back to the lobby', '#/']];
@@ -61,10 +66,12 @@ export function tablePage(root, matchId, seat) {
     board.dataset.key = msg.key;
     if (msg.clock) { control = msg.clock.control; timeControl.textContent = ` · ${controlText(control)}`; }
     clocks.update(msg);
-    clear(board, kind.board(view, seat));
+    drawn = board.clientWidth;
+    clear(board, kind.board(view, seat, boardWidthOf(board)));
     const own = playing ? kind.hand(view) : null;
     hand.hidden = !own;
     if (own) clear(hand, el('h2', {}, 'Your hand'), own);
+    explain.update(board.parentNode);
     const mine = playing && !open && (msg.legal || []).length > 0;
     if (msg.finished && shown !== 'finished') waitForPlayers();  // the side panel follows the match to its end
     turnSignals(mine, msg.finished);
@@ -85,7 +92,7 @@ export function tablePage(root, matchId, seat) {
       status.textContent = `Waiting for ${waitingFor || 'the service'}.`;
     }
     if (playing) {
-      clear(commandBox, mine ? controls(msg.legal, send) : el('p', { class: 'muted' }, msg.finished ? 'The match is over.'
+      clear(commandBox, mine ? controls(msg.legal, send, (choice) => (kind.describe ? kind.describe(choice, view, msg.legal) : null)) : el('p', { class: 'muted' }, msg.finished ? 'The match is over.'
         : open ? 'Nothing to do until every seat is taken.' : 'Nothing to do until it is your turn.'));
     }
   }
@@ -237,6 +244,7 @@ export function tablePage(root, matchId, seat) {
     game = m.game;
     kind = await boardFor(game);
     head.replaceChildren(`${title(game)} `, el('span', { class: 'muted' }, matchId), playing ? ` · seat ${seat}` : ' · spectating', timeControl);
+    if (rulesOf(game)) head.after(el('p', { class: 'rules-link' }, el('a', { href: `#/rules/${encodeURIComponent(game)}`, id: 'rules-link', target: '_blank' }, `Rules of ${title(game)}`), ' (opens in a new tab; hover or tap a piece on the board to read what it does)'));
     if (playing && !token) {
       status.textContent = 'This browser holds no token for this seat.';
       const actions = [['Watch instead', `#/match/${matchId}/watch`], ['Back to the lobby', '#/']];
@@ -271,5 +279,5 @@ export function tablePage(root, matchId, seat) {
   }
 
   start();
-  return () => { clearTimeout(poll); clocks.stop(); if (live) live.stop(); };
+  return () => { clearTimeout(poll); clocks.stop(); resized.disconnect(); if (live) live.stop(); };
 }
