@@ -7,13 +7,14 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from schemas.envelopes import CommandResult
 from services.bots.base import RandomBot
 from services.bots.sdk import ConnectionErrors, SeatRunner
+from services.client.protocol import GameClient
 from services.games.errors import BadOptions
 from services.logs import get_logger
 from services.pipeline import lobby
@@ -138,23 +139,37 @@ def play(client: RecordingClient, game: str, seats: int, seed: int, match_id: st
         return run
     with client.ledger.lock:
         client.ledger.credentials.extend(credentials)
-    def reconnect() -> DirectClient:
+    return seat_bots(run, client, credentials, seed, timeout_s, deadline)
+
+
+def seat_bots(run: MatchRun, client: GameClient, tokens: Sequence[str], seed: int, timeout_s: float,
+              deadline: float, pause_s: float = 0.0) -> MatchRun:
+    """Play ``run``'s match to its end, a random bot per seat in a thread of its own, over ``client``; a seat that
+    loses its connection goes on with the same client (after ``pause_s``) until ``deadline``, or until another
+    seat of the match gave up (the match cannot end then). Fills in and returns ``run``."""
+    failed = threading.Event()
+
+    def reconnect() -> GameClient:
         if time.monotonic() > deadline:
             raise RuntimeError("the chaos run's deadline has passed")
+        if failed.is_set():
+            raise RuntimeError("another seat of the match gave up")
+        time.sleep(pause_s)
         return client
 
-    runners = [SeatRunner(client, match_id, seat, credentials[seat], RandomBot(seed * 16 + seat), timeout_s,
-                          reconnect=reconnect, max_reconnects=10_000) for seat in range(seats)]
+    runners = [SeatRunner(client, run.match_id, seat, tokens[seat], RandomBot(seed * 16 + seat), timeout_s,
+                          reconnect=reconnect, max_reconnects=10_000) for seat in range(len(tokens))]
     errors: list[str] = []
 
     def seat_loop(runner: SeatRunner) -> None:
         try:
             runner.run()
         except Exception as e:
-            log.error("chaos seat gave up", match_id=match_id, seat=runner.seat, error=repr(e), exc_info=True)
+            log.error("chaos seat gave up", match_id=run.match_id, seat=runner.seat, error=repr(e), exc_info=True)
             errors.append(f"seat {runner.seat}: {e!r}")
+            failed.set()
 
-    threads = [threading.Thread(target=seat_loop, args=(r,), name=f"{match_id}-{r.seat}") for r in runners]
+    threads = [threading.Thread(target=seat_loop, args=(r,), name=f"{run.match_id}-{r.seat}") for r in runners]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -28,9 +28,7 @@ from typing import Any
 import httpx
 
 from schemas.envelopes import CommandResult
-from services.bots.base import RandomBot
-from services.bots.sdk import SeatRunner
-from services.chaos.bots import Ledger, MatchRun, retrying
+from services.chaos.bots import Ledger, MatchRun, retrying, seat_bots
 from services.chaos.checks import check
 from services.chaos.run import ChaosReport, await_projector, await_results
 from services.client import GatewayClient
@@ -162,40 +160,7 @@ def play(url: str, ledger: Ledger, address: str, game: str, seats: int, seed: in
             return run
         with ledger.lock:
             ledger.credentials.extend(t.partition(".")[2] for t in tokens)  # what is secret: the part after "<seat>."
-
-        failed = threading.Event()  # a seat that gave up stops the others (the match cannot end)
-
-        def reconnect() -> GatewayClient:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the chaos run's deadline has passed")
-            if failed.is_set():
-                raise RuntimeError("another seat of the match gave up")
-            time.sleep(0.2)
-            return client
-
-        runners = [SeatRunner(client, run.match_id, seat, tokens[seat], RandomBot(seed * 16 + seat), timeout_s,
-                              reconnect=reconnect, max_reconnects=10_000) for seat in range(seats)]
-        errors: list[str] = []
-
-        def seat_loop(runner: SeatRunner) -> None:
-            try:
-                runner.run()
-            except Exception as e:
-                log.error("chaos seat gave up", match_id=run.match_id, seat=runner.seat, error=repr(e))
-                errors.append(f"seat {runner.seat}: {e!r}")
-                failed.set()
-
-        threads = [threading.Thread(target=seat_loop, args=(r,)) for r in runners]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        run.finished = not errors and all(r.final is not None for r in runners)
-        run.error = "; ".join(errors) or None
-        run.decisions = sum(r.stats.decisions for r in runners)
-        run.rejected = sum(r.stats.rejected for r in runners)
-        run.reconnects = sum(r.stats.reconnects for r in runners)
-        return run
+        return seat_bots(run, client, tokens, seed, timeout_s, deadline, pause_s=0.2)
     finally:
         client.close()
 
