@@ -41,12 +41,13 @@ test-fast: install
 	bash infra/dev/ensure-redis.sh
 	$(BIN)/python -m pytest -m "not slow and not gateway" -q
 
-# every page and state of the web app at 1366x768 and 390x844, checked with axe-core, into docs/screenshots
+# every page and state of the web app at 1366x768 and 390x844, checked with axe-core, and the README's
+# tables, spectators and replays of each game (played in the browser), into docs/screenshots
 screenshots: install
 	bash infra/dev/ensure-redis.sh
 	bash infra/dev/ensure-node.sh
 	bash infra/dev/ensure-chromium.sh
-	AIRSHIP_UPDATE_SCREENSHOTS=1 $(BIN)/python -m pytest -q tests/web/test_every_page.py
+	AIRSHIP_UPDATE_SCREENSHOTS=1 $(BIN)/python -m pytest -q tests/web/test_every_page.py tests/web/test_browser.py
 
 schemas: install
 	$(BIN)/airship schemas export

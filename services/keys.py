@@ -83,7 +83,7 @@ class Keys:
 
     def arena(self, part: str) -> str:
         """The arena's queue and tickets (one hash slot, so its scripts are atomic on a cluster too): ``waiting``,
-        ``q:<game>:<seats>``, ``p:<player>``, ``t:<ticket>``, ``created:<match>`` (services.ratings.arena)."""
+        ``q:<game>:<seats>``, ``p:<player>``, ``t:<ticket>``, ``created:<match>`` (services.ratings.pairing)."""
         return f"{self.prefix}:{{arena}}:{part}"
 
     def limits(self, part: str) -> str:

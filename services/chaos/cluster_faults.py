@@ -10,7 +10,7 @@ import random
 import threading
 from dataclasses import dataclass, field
 
-from services.chaos.bots import Ledger
+from services.chaos.clients import Ledger
 from services.chaos.redis_cluster import OwnCluster, slot_of
 from services.logs import error_text, get_logger
 from services.settings import Settings

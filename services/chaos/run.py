@@ -22,8 +22,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from services.chaos.bots import Ledger, MatchRun, RecordingClient, play, retrying
 from services.chaos.checks import Findings, check
+from services.chaos.clients import Ledger, MatchRun, RecordingClient, play, retrying
 from services.chaos.cluster_faults import ClusterFaults
 from services.chaos.procs import Fleet, Killer
 from services.chaos.redis_cluster import OwnCluster, environment

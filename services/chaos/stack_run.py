@@ -28,8 +28,8 @@ from typing import Any
 import httpx
 
 from schemas.envelopes import CommandResult
-from services.chaos.bots import Ledger, MatchRun, retrying, seat_bots
 from services.chaos.checks import check
+from services.chaos.clients import Ledger, MatchRun, retrying, seat_bots
 from services.chaos.run import ChaosReport, await_projector, await_results
 from services.client import GatewayClient
 from services.client.errors import Conflict

@@ -192,10 +192,10 @@ def cmd_arena(args: argparse.Namespace) -> int:
     import signal
     import threading
 
-    from services.bots.arena import Arena, ArenaSettings, Played
+    from services.bots.arena_player import Arena, ArenaSettings, Played
     from services.client.errors import ClientError
     from services.games import GAMES
-    from services.ratings.arena import TICKETS_PER_PLAYER
+    from services.ratings.pairing import TICKETS_PER_PLAYER
 
     if args.game not in GAMES:
         return fail(f"no game {args.game} (games: {', '.join(sorted(GAMES))})")

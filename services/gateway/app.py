@@ -137,7 +137,7 @@ def create_app(settings: Settings, r: aioredis.Redis | None = None) -> FastAPI:
     _routes(app)
     without_default_422(app)
     from services.gateway.arena import add_arena_routes
-    from services.gateway.bots import add_bot_routes
+    from services.gateway.bot_flags import add_bot_routes
     from services.gateway.players import add_player_routes
     from services.gateway.rematch import add_rematch_route
     from services.gateway.replays import add_replay_routes
@@ -225,7 +225,7 @@ def _routes(app: FastAPI) -> None:
         listed = st.lobby.get((status, game, limit))
         if listed is None:
             found = await st.store.list_matches(status, limit if game is None else 200)
-            from services.gateway.bots import with_bot_flags
+            from services.gateway.bot_flags import with_bot_flags
 
             listed = [summary(m, v) for m, v in found if game is None or m.game == game][:limit]
             listed = st.lobby.put((status, game, limit), await with_bot_flags(st, listed))
@@ -250,7 +250,7 @@ def _routes(app: FastAPI) -> None:
 
     @app.get("/matches/{match_id}", response_model=MatchSummary, tags=["lobby"], responses=problems(404))
     async def match(request: Request, match_id: MatchId, st: Annotated[State, Depends(limited)]) -> Response:
-        from services.gateway.bots import with_bot_flags
+        from services.gateway.bot_flags import with_bot_flags
 
         meta = await st.gateway.meta(match_id, fresh=True)
         found = summary(meta, await st.gateway.version(match_id))

@@ -1,4 +1,4 @@
-"""The arena at the gateway (services.ratings.arena has the design): registered players queue for rated matches.
+"""The arena at the gateway (services.ratings.pairing has the design): registered players queue for rated matches.
 
 - ``POST /arena/{game}/queue`` (API key) ``{"seats": [...]}``: a ticket in the queue (201);
 - ``GET /arena/{game}/queue/{ticket}?wait_s=`` (the same key): keeps the ticket alive, waits up to ``wait_s`` to be
@@ -7,7 +7,7 @@
 - ``GET /arena/{game}``: how many tickets wait, per seat count.
 
 A paired match begins only when every player collects its seat (polls its matched ticket) within
-``AIRSHIP_ARENA_CLAIM_S``; past that (and :data:`services.ratings.arena.SWEEP_GRACE_MS`) any gateway that serves
+``AIRSHIP_ARENA_CLAIM_S``; past that (and :data:`services.ratings.pairing.SWEEP_GRACE_MS`) any gateway that serves
 an arena request dissolves it (:func:`sweep`): the match is marked dissolved on its own hash slot (no seat is
 claimed from then on) and left for the archiver to remove, then its tickets are settled on the ``{arena}`` slot
 (the collected ones back at the queue's front, the others lapsed and their players barred for
@@ -32,7 +32,7 @@ from services.gateway.players import _create_reserved, player_of
 from services.gateway.wire import Refused, encode, read_body
 from services.logs import get_logger
 from services.pipeline.auth import hash_credential
-from services.ratings import arena
+from services.ratings import pairing as arena
 from services.ratings.players import API_KEY_HEADER
 
 log = get_logger("gateway")

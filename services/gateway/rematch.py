@@ -16,7 +16,7 @@ from fastapi.responses import Response
 
 from schemas.game_schemas import MatchCreateBody
 from schemas.gateway import MatchSummary
-from services.gateway.bots import BotSeatStore, bot_flags
+from services.gateway.bot_flags import BotSeatStore, bot_flags
 from services.gateway.deps import CREATE_QUOTA, MatchId, problems, seat_of, state_of
 from services.gateway.service import Seat, summary
 from services.gateway.wire import Refused, encode

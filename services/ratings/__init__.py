@@ -9,7 +9,7 @@
 - :mod:`services.ratings.store`: the read model in Redis (rated matches, standings, histories).
 - :mod:`services.ratings.projector`: ``airship ratings projector``, fed by the partition feeds.
 - :mod:`services.ratings.rebuild`: ``airship ratings rebuild``, from every finished match in Redis and the archive.
-- :mod:`services.ratings.arena`: the arena's queue, in which registered players wait to be paired into rated
+- :mod:`services.ratings.pairing`: the arena's queue, in which registered players wait to be paired into rated
   matches (the gateway's ``/arena`` routes; ``airship arena`` is a bot that keeps playing them).
 
 docs/read-models.md explains the design, with this package as the worked example.

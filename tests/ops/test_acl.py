@@ -518,7 +518,7 @@ ALLOWED: dict[str, list[tuple[str, ...]]] = {
         ("HEXISTS", PKEYS, "h"), ("HGET", PNAMES, "ann"),
         ("HGET", PKEYS, "h"), ("HMGET", PNAMES, "ann", "bob"), ("HMGET", LINKS, "m1.0", "m1.1", "m1.created"),
         ("GET", STANDINGS), ("HGET", HISTORY, "ann"),
-        # the arena (services.ratings.arena): its scripts on the {arena} keys, and the match's creation flag
+        # the arena (services.ratings.pairing): its scripts on the {arena} keys, and the match's creation flag
         ("EVALSHA", SHA, "1", AWAIT), ("ZRANGEBYSCORE", AWAIT, "-inf", "(1", "LIMIT", "0", "100"),
         ("ZCARD", AMINE), ("ZADD", AQUEUE, "1", "t"), ("ZREM", AQUEUE, "t"), ("ZRANGE", AQUEUE, "0", "199"),
         ("HSET", ATICKET, "state", "matched"), ("HMGET", ATICKET, "player", "deadline"), ("HGET", ATICKET, "seats"),

@@ -8,7 +8,7 @@ import random
 import redis
 
 from services.keys import Keys
-from services.ratings import arena
+from services.ratings import pairing as arena
 
 
 class Scripts:

@@ -1,4 +1,4 @@
-"""The arena (services.ratings.arena, services.gateway.arena) on the test Redis: the pairing scripts on their own,
+"""The arena (services.ratings.pairing, services.gateway.arena) on the test Redis: the pairing scripts on their own,
 then through the gateway in process: queue, long poll, a rated match with its seats reserved and the poller's
 seat claimed, expiry, limits, and keys that cannot act for other players."""
 
@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from prometheus_client import REGISTRY
 
 from services.pipeline.auth import hash_credential
-from services.ratings import arena
+from services.ratings import pairing as arena
 from services.ratings.players import API_KEY_HEADER, reservations
 from services.settings import Settings
 from tests.ratings.arena_kit import Scripts
@@ -236,7 +236,7 @@ def test_expiry_limits_and_bad_requests(gateway: TestClient, monkeypatch: pytest
     assert queue(gateway, keys["cy"], [2]).json()["status"] == "waiting"  # bob's ticket is gone: nobody to meet
 
 
-# -- the client (services.bots.arena) and ``airship arena`` ------------------------------------------------------
+# -- the client (services.bots.arena_player) and ``airship arena`` -----------------------------------------------------
 class Shared:
     """The test's gateway client lent to an Arena loop (which closes its own client when it ends)."""
 
@@ -251,7 +251,7 @@ class Shared:
 
 
 def test_the_arena_client_queues_waits_and_leaves(gateway: TestClient) -> None:
-    from services.bots.arena import Arena, ArenaSettings
+    from services.bots.arena_player import Arena, ArenaSettings
 
     keys = {name: register(gateway, name) for name in ("ann", "bob")}
 

@@ -38,12 +38,12 @@ import httpx
 import pytest
 import redis
 
-from services.bots.arena import Arena, ArenaSettings
+from services.bots.arena_player import Arena, ArenaSettings
 from services.bots.plugins import make_bot
 from services.bots.runner import play_match
 from services.games.base import Outcome
 from services.pipeline.inprocess import InProcess
-from services.ratings import arena
+from services.ratings import pairing as arena
 from services.ratings.ladder import Placing, RatedMatch, fold, rated_match
 from services.ratings.store import RatingsStore
 from services.settings import Settings

@@ -14,7 +14,7 @@ import pytest
 from services.bots.base import RandomBot
 from services.bots.sdk import SeatRunner
 from services.client.http import GatewayClient
-from services.gateway.bots import FLAG_BURST_S
+from services.gateway.bot_flags import FLAG_BURST_S
 from tests.gateway.stack import GatewayStack
 from tests.web.conftest import FLAG_RPS
 

@@ -1,5 +1,6 @@
-"""The arena: registered players queue for rated matches and the service pairs them, so the ladder keeps moving
-without anyone creating matches by hand.
+"""The arena's queue and pairing (the gateway's routes are services/gateway/arena.py, a player's loop
+services/bots/arena_player.py): registered players queue for rated matches and the service pairs them, so the
+ladder keeps moving without anyone creating matches by hand.
 
 A player queues with its API key for a game and the seat counts it accepts (``POST /arena/{game}/queue``) and
 gets a **ticket**. It then polls the ticket (``GET /arena/{game}/queue/{ticket}?wait_s=``, a long poll); each
