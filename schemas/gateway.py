@@ -58,6 +58,9 @@ class GameInfo(Wire):
     min_seats: int
     max_seats: int
     commands: list[str]
+    secret_commands: list[str] = Field(default_factory=list, description="Those of `commands` whose choice the "
+                                       "rules keep hidden from other players until revealed: a client should let its "
+                                       "player send them privately (a chat table refuses them in its channel).")
     options: list[OptionInfo]
     clock: list[OptionInfo] = Field(default_factory=list, description="The fields of a match's time control "
                                     "(`clock` of POST /matches; #29), the same for every game, with their defaults.")

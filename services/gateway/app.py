@@ -211,7 +211,8 @@ def _routes(app: FastAPI) -> None:
             infos.append(GameInfo(name=name, title=game.title, board=registered.web_board_url,
                                   texts=registered.texts_url, rules=registered.rules_url,
                                   min_seats=game.min_seats, max_seats=game.max_seats,
-                                  commands=sorted(schemas.commands) if schemas else [], options=options,
+                                  commands=sorted(schemas.commands) if schemas else [],
+                                  secret_commands=sorted(registered.secret_commands), options=options,
                                   clock=clock_fields, rated_clock=rated_clock(st.settings.rated_clock_s)))
         return encode(request, GameList(games=infos))
 

@@ -73,6 +73,7 @@ def test_games_list_every_builtin_game_with_options(gateway_stack: GatewayStack)
     for name in registered.GAMES:
         registration = registration_of(name)
         assert games[name]["title"] == registration.title and games[name]["board"] == registration.web_board_url
+        assert games[name]["secret_commands"] == sorted(registration.secret_commands)
         if registration.web_board is not None:
             board = http.get(games[name]["board"])
             assert board.status_code == 200 and "javascript" in board.headers["content-type"]
@@ -81,6 +82,7 @@ def test_games_list_every_builtin_game_with_options(gateway_stack: GatewayStack)
     mz = games["moderne-zeiten"]
     assert mz["min_seats"] == 3 and mz["max_seats"] == 5 and "bid" in mz["commands"]
     assert {o["name"] for o in mz["options"]} == {"forced_move", "move_needs_play", "crash_after_move"}
+    assert mz["secret_commands"] == [] and "draft" in games["mad-zeppelin"]["secret_commands"]
 
 
 def test_lobby_create_join_list(gateway_stack: GatewayStack) -> None:
