@@ -129,23 +129,50 @@ def shown_view(page: Any) -> tuple[int, Any]:
     return version, json.loads(view)
 
 
+NAMES_JS = "(bs) => bs.map((b) => (b.getAttribute('aria-label') || b.textContent).trim())"
+
+
+def by_visible_name(page: Any, rows: Any, rng: random.Random, chosen: list[str]) -> Any:
+    """As a person chooses: read the moves' buttons as the page names them (their accessible names), pick one by
+    its words, and find the control again by that name alone. Every move's name must be there, and say which move
+    it is: two controls of one name would leave a person guessing. None when the controls were redrawn meanwhile
+    (a newer version: look again)."""
+    names = rows.locator("button.send").evaluate_all(NAMES_JS)
+    assert all(names), f"a move without a name: {names}"
+    assert len(set(names)) == len(names), f"two moves of one name: {sorted(n for n in names if names.count(n) > 1)}"
+    name = rng.choice(names)
+    button = page.get_by_role("button", name=name, exact=True)
+    found = button.count()
+    # (its row by position: a locator through the name would lose the row once the button changes, as a confirm
+    # step changes it)
+    index = button.evaluate("(b) => [...document.querySelectorAll('#controls .choice')].indexOf(b.closest('.choice'))"
+                            ) if found == 1 else -1
+    if index < 0:
+        assert rows.locator("button.send").evaluate_all(NAMES_JS) != names, (name, found)  # else: really not there
+        return None
+    chosen.append(name)
+    return rows.nth(index)
+
+
 def play_by_clicking(page: Any, truth: Truth, seat: int, rng: random.Random, *, on_step: Any = None,
-                     max_clicks: int = 2000, timeout_ms: int = 60_000) -> dict[str, Any]:
-    """Play the seat's page to the end by clicking the controls it shows (a random one each time); once, type
-    an amount past its range into a number field and check the rejection is shown in that row. Each time, the
-    page shows exactly the seat's view of that version."""
+                     max_clicks: int = 2000, timeout_ms: int = 60_000, by_name: bool = False) -> dict[str, Any]:
+    """Play the seat's page to the end by clicking the controls it shows (a random one each time: with
+    ``by_name``, chosen and found by its visible name, :func:`by_visible_name`); once, type an amount past its range
+    into a number field and check the rejection is shown in that row. Each time, the page shows exactly the seat's
+    view of that version."""
     from playwright.sync_api import Error as PlaywrightError
 
     last = 0
     clicks = rejections_seen = 0
     tried_bad = False
+    names: list[str] = []  # the moves chosen by name
     while clicks < max_clicks:
         state = page.wait_for_function(STATE_JS, arg=last, timeout=timeout_ms).json_value()
         version, view = shown_view(page)
         assert normal(view) == truth.refresh().view(version, seat), f"the page's view of version {version}"
         if state["finished"]:
             return {"clicks": clicks, "version": version, "rejections_seen": rejections_seen, "status": state["status"],
-                    "typed_past_range": tried_bad}
+                    "typed_past_range": tried_bad, "names": names}
         if state["rejected"]:  # (a command that lost a race with another seat's, in phases where several act)
             page.evaluate("() => document.querySelectorAll('#controls .choice[data-rejected]')"
                           ".forEach(r => r.removeAttribute('data-rejected'))")
@@ -173,7 +200,11 @@ def play_by_clicking(page: Any, truth: Truth, seat: int, rng: random.Random, *, 
             if not count:  # a newer view without a decision came in meanwhile
                 last = min(last, version)
                 continue
-            send_row(rows.nth(rng.randrange(count)))
+            row = by_visible_name(page, rows, rng, names) if by_name else rows.nth(rng.randrange(count))
+            if row is None:  # redrawn by a newer version while it was read: look again
+                last = min(last, version - 1)
+                continue
+            send_row(row)
         except PlaywrightError:  # the controls were redrawn under the pointer by a newer version: look again
             last = min(last, version - 1)
             continue

@@ -27,7 +27,7 @@ from tests.web.pages import Wiretap, check_frames, dom_words_leaked, play_by_cli
 
 pytestmark = [pytest.mark.gateway, pytest.mark.browser, pytest.mark.redis]
 
-VIEWPORT = {"width": 1280, "height": 900}
+VIEWPORT = {"width": 1366, "height": 768}
 SEAT = 0
 
 
@@ -99,7 +99,7 @@ def test_play_watch_and_replay_in_the_browser(web_stack: GatewayStack, admin: re
                 save_screenshot(watcher, f"{game}-spectate")
 
         try:
-            played = play_by_clicking(page, truth, SEAT, rng, on_step=on_step)
+            played = play_by_clicking(page, truth, SEAT, rng, on_step=on_step, by_name=True)
         except Exception:
             save_screenshot(page, f"failed-{game}-table", docs=False)
             raise
