@@ -7,24 +7,20 @@ from __future__ import annotations
 
 import json
 import statistics
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from tests.gateway.attack_kit import auth, from_address
+from tests.gateway.flood_client import start
 from tests.gateway.stack import GatewayStack
 
 pytestmark = [pytest.mark.gateway, pytest.mark.redis]
 MOVES = 300  # a tally of 9 a move, to 2,700: 300 events
 READERS = 16
-ROOT = Path(__file__).resolve().parents[2]
 
 
 
@@ -65,13 +61,6 @@ def latency_s(c: httpx.Client, match_id: str, token: str, tag: str) -> float:
     return time.perf_counter() - started
 
 
-def flood(url: str, address: str, path: str, seconds: float, threads: int) -> subprocess.Popen[str]:
-    """``threads`` clients from ``address`` GET ``path`` as fast as they can for ``seconds``, from a process of their
-    own (``tests.gateway.read_flood``): its counts are the JSON line it prints."""
-    cmd = [sys.executable, "-m", "tests.gateway.read_flood", url, address, path, str(seconds), str(threads)]
-    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-
-
 @pytest.mark.parametrize("target", ["log", "lobby"])
 def test_costly_reads_from_one_address_leave_another_clients_latency(stack: GatewayStack, long_log: str,
                                                                       target: str) -> None:
@@ -83,7 +72,8 @@ def test_costly_reads_from_one_address_leave_another_clients_latency(stack: Gate
         before = statistics.median(latency_s(victim, match_id, token, "before") for _ in range(9))
         seconds = 4.0
         started = time.monotonic()
-        flooder = flood(stack.url, "127.0.0.23" if target == "log" else "127.0.0.24", path, seconds, READERS)
+        flooder = start("get", stack.url, "127.0.0.23" if target == "log" else "127.0.0.24", path, str(seconds),
+                        str(READERS))
         time.sleep(1.5)  # the process is up and the burst is spent: the flood is refused now
         during = statistics.median(latency_s(victim, match_id, token, "during") for _ in range(9))
         out, _ = flooder.communicate(timeout=60)
@@ -98,35 +88,6 @@ def test_costly_reads_from_one_address_leave_another_clients_latency(stack: Gate
     assert during <= 2 * before + 0.02, (before, during)
 
 
-def ping_flood(ws_url: str, address: str, seconds: float) -> dict[str, Any]:
-    """One socket from ``address`` sending pings as fast as it can for ``seconds`` (or until the gateway closes
-    it): how many it sent, and how it was closed."""
-    from websockets.exceptions import ConnectionClosed
-    from websockets.sync.client import connect
-
-    out: dict[str, Any] = {"sent": 0, "closed": None}
-    try:
-        ws = connect(ws_url, source_address=(address, 0), proxy=None, max_queue=None, open_timeout=10)
-    except Exception as e:  # refused before it opened (the address's rate or sockets): as good as closed
-        out["closed"] = f"refused: {e!r}"[:80]
-        return out
-    with ws:
-        stop = time.monotonic() + seconds
-        try:
-            while time.monotonic() < stop:
-                ws.send('{"kind": "ping"}')
-                out["sent"] += 1
-        except ConnectionClosed as e:
-            out["closed"] = e.rcvd.code if e.rcvd is not None else None
-        if out["closed"] is None:
-            try:
-                while True:
-                    ws.recv(timeout=15)
-            except (ConnectionClosed, TimeoutError) as e:
-                out["closed"] = e.rcvd.code if isinstance(e, ConnectionClosed) and e.rcvd is not None else None
-    return out
-
-
 def test_a_ping_flood_on_twenty_sockets_is_closed_and_leaves_another_client(stack: GatewayStack) -> None:
     """Twenty sockets of one address flood pings: past the socket's and the address's rates each message is
     refused, held back (the tarpit) and, after a run of refusals, the socket is closed (1008); another client keeps
@@ -136,15 +97,11 @@ def test_a_ping_flood_on_twenty_sockets_is_closed_and_leaves_another_client(stac
         for _ in range(3):
             latency_s(victim, match_id, token, "warm")
         before = statistics.median(latency_s(victim, match_id, token, "before") for _ in range(9))
-        results: list[dict[str, Any]] = []
-        threads = [threading.Thread(target=lambda: results.append(ping_flood(stack.ws_url, "127.0.0.26", 8.0)))
-                   for _ in range(20)]
-        for t in threads:
-            t.start()
+        flooder = start("ping", stack.ws_url, "127.0.0.26", "8.0", "20")
         time.sleep(1.5)
         during = statistics.median(latency_s(victim, match_id, token, "during") for _ in range(9))
-        for t in threads:
-            t.join()
+        out, _ = flooder.communicate(timeout=90)
+        results: list[dict[str, Any]] = json.loads(out)
     print(f"\nping flood: before {before * 1000:.1f} ms, during {during * 1000:.1f} ms; "
           f"sent {sum(r['sent'] for r in results)}, closed {[r['closed'] for r in results]}")
     assert len(results) == 20 and all(r["closed"] == 1008 or str(r["closed"]).startswith("refused")

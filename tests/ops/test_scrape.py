@@ -39,7 +39,8 @@ COMPOSE = ROOT / "docker-compose.yml"
 PROCESS_OF = {"services/gateway/": {"gateway"}, "services/pipeline/worker.py": {"worker"},
               "services/pipeline/clocks.py": {"worker"},
               "services/pipeline/projector.py": {"projector"}, "services/cli/serve.py": {"projector"},
-              "services/archive/": {"archiver"}, "services/ratings/": {"ratings"}}
+              "services/archive/": {"archiver"}, "services/ratings/": {"ratings"},
+              "services/readmodels/": {"ratings"}}  # (the read-model kit: run by the ratings projector)
 AIRSHIP = {"gateway", "worker", "projector", "archiver", "ratings"}
 EXPORTER = "redis-exporter"
 
