@@ -1,6 +1,7 @@
 """A complete match of each game on a phone (390 x 844, #30), played as a person plays: each move chosen by the
 words its button shows and found again by them alone, the board and controls never wider than the screen, and
-the end said in words ("You finished 2nd of 3", each player's place and score)."""
+the end said in words ("You finished 2nd of 3", each player's place and score), and every seat's marks on the board
+(its tag, pawns, claims) of one shape of its own, so seats are told apart without colour."""
 
 from __future__ import annotations
 
@@ -51,6 +52,12 @@ def test_a_whole_match_on_a_phone_by_the_moves_names(web_stack: GatewayStack, ad
         assert placing.startswith("You finished") and f"of {seats}" in placing, placing
         assert page.locator("#ending .placings li").count() == seats
         assert page.evaluate("() => document.documentElement.scrollWidth") <= WIDTH, page.evaluate(WIDER)
+        # seats told apart without colour: each seat's marks (tags, pawns, claims) have one shape, its own
+        marks = page.evaluate("() => [...document.querySelectorAll('#board [data-shape]')]"
+                              ".map((m) => [Number(m.dataset.seat), m.dataset.shape])")
+        shapes = {seat: {shape for s, shape in marks if s == seat} for seat, _ in marks}
+        assert set(shapes) == set(range(seats)) and all(len(v) == 1 for v in shapes.values()), shapes
+        assert len({next(iter(v)) for v in shapes.values()}) == seats, shapes
         assert not errors, errors
     finally:
         context.close()

@@ -2,7 +2,7 @@
 // counters and their controllers, the crash counter, the auction, and each player's money and played cards; every
 // piece explained (/web/explain.js) in the game's words (texts: services/games/moderne_zeiten/texts.py).
 import { el, svg, seatColour, words } from '/web/dom.js';
-import { t, frame, pawn, seatTag, bar, colourOf, short, explained, said, boardWidth, Flow, para } from '/web/boards/common.js';
+import { t, frame, pawn, seatMark, seatTag, bar, colourOf, short, explained, said, boardWidth, Flow, para } from '/web/boards/common.js';
 
 const SPACE_W = 84;
 const SPACE_H = 56;
@@ -37,7 +37,7 @@ export function board(view, seat, texts = {}, width = 960) {
       t(x + 4, y + 30, short(space.city, 10), { 'font-weight': 600 }),
       t(x + 4, y + 46, short(space.industry, 10)),
       space.claimed_by !== null && space.claimed_by !== undefined
-        ? svg('rect', { x: x + SPACE_W - 22, y: y + 4, width: 12, height: 12, fill: seatColour(space.claimed_by), stroke: '#111', 'data-claim': space.claimed_by })
+        ? seatMark(x + SPACE_W - 16, y + 10, space.claimed_by, 6, { 'data-claim': space.claimed_by })
         : null), `space ${space.space}: ${words(space.city)}, ${words(space.industry)}`,
     said(texts, 'board', 'space')));
   });

@@ -10,13 +10,44 @@ export function frame(width, height, title, ...children) {
     svg('title', {}, title), ...children);
 }
 
+// Each seat has a shape as well as a colour, so seats are told apart without colour (a colour-blind player, a
+// grey print): the pawns, the claim marks and the seat tags of the boards all use it.
+export const SHAPES = ['circle', 'square', 'triangle', 'diamond', 'pentagon', 'hexagon', 'star', 'cross'];
+export const seatShape = (seat) => SHAPES[seat % SHAPES.length];
+
+function points(cx, cy, r, n, turn = -Math.PI / 2, inner = null) {
+  const out = [];
+  const steps = inner === null ? n : n * 2;
+  for (let i = 0; i < steps; i++) {
+    const rr = inner !== null && i % 2 ? inner : r;
+    const a = turn + (i * 2 * Math.PI) / steps;
+    out.push(`${(cx + rr * Math.cos(a)).toFixed(1)},${(cy + rr * Math.sin(a)).toFixed(1)}`);
+  }
+  return out.join(' ');
+}
+
+/** The seat's mark centred on (cx, cy), of radius r: its shape filled with its colour, titled "seat N". */
+export function seatMark(cx, cy, seat, r = 7, attrs = {}) {
+  const shape = seatShape(seat);
+  const look = { fill: seatColour(seat), stroke: '#111', 'stroke-width': 1 };
+  const body = shape === 'circle' ? svg('circle', { cx, cy, r, ...look })
+    : shape === 'square' ? svg('rect', { x: cx - r * 0.85, y: cy - r * 0.85, width: r * 1.7, height: r * 1.7, ...look })
+    : shape === 'triangle' ? svg('polygon', { points: points(cx, cy + r * 0.15, r * 1.1, 3), ...look })
+    : shape === 'diamond' ? svg('polygon', { points: points(cx, cy, r * 1.1, 4), ...look })
+    : shape === 'pentagon' ? svg('polygon', { points: points(cx, cy, r, 5), ...look })
+    : shape === 'hexagon' ? svg('polygon', { points: points(cx, cy, r, 6, 0), ...look })
+    : shape === 'star' ? svg('polygon', { points: points(cx, cy, r * 1.15, 5, -Math.PI / 2, r * 0.5), ...look })
+    : svg('polygon', { points: '-0.35,-1 0.35,-1 0.35,-0.35 1,-0.35 1,0.35 0.35,0.35 0.35,1 -0.35,1 -0.35,0.35 -1,0.35 -1,-0.35 -0.35,-0.35'
+      .split(' ').map((p) => p.split(',').map((v, i) => (i ? cy : cx) + Number(v) * r).join(',')).join(' '), ...look });
+  return svg('g', { 'data-seat': seat, 'data-shape': shape, ...attrs }, svg('title', {}, `seat ${seat}`), body);
+}
+
 export function pawn(x, y, seat, r = 7) {
-  return svg('circle', { cx: x, cy: y, r, fill: seatColour(seat), stroke: '#111', 'stroke-width': 1, 'data-seat': seat });
+  return seatMark(x, y, seat, r, { 'data-pawn': seat });
 }
 
 export function seatTag(x, y, seat, label, attrs = {}) {
-  return svg('g', {}, svg('rect', { x, y: y - 11, width: 14, height: 14, rx: 3, fill: seatColour(seat) }),
-    t(x + 20, y, label, { 'font-weight': 600, ...attrs }));
+  return svg('g', {}, seatMark(x + 7, y - 4, seat, 7), t(x + 20, y, label, { 'font-weight': 600, ...attrs }));
 }
 
 export function bar(x, y, width, value, max, colour, label) {
