@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import re
+import statistics
 import threading
 import time
 from collections import Counter
@@ -305,6 +306,8 @@ class Player(threading.Thread):
         self.rng = random.Random(seed)
         self.done = threading.Event()
         self.errors: list[BaseException] = []
+        self.echoes: list[float] = []  # seconds from a move written to the bridge's next line in the channel
+        self.sent_at: float | None = None
 
     def run(self) -> None:
         moves = 0
@@ -315,12 +318,16 @@ class Player(threading.Thread):
                 if said is None or said.sender != BRIDGE:
                     continue
                 if said.target.lower() == self.channel:
+                    if self.sent_at is not None:
+                        self.echoes.append(time.monotonic() - self.sent_at)
+                        self.sent_at = None
                     if re.search(r"(^|\. )The match is over\. ", said.text):
                         self.done.set()
                 elif "Legal now: " in said.text:
                     time.sleep(self.think_s)
                     moves += 1
                     self.irc.say(self.channel if moves % 2 else BRIDGE, choose(said.text, self.rng))
+                    self.sent_at = time.monotonic()
         except BaseException as e:
             self.errors.append(e)
 
@@ -340,7 +347,8 @@ def heard_count(line: str, texts: list[str]) -> int:
 def test_a_flood_at_one_table_loses_no_event_line_at_either(
         irc_server: IrcServer, gateway_stack: GatewayStack) -> None:
     """20 lines a second for 10 s at one table (help, seats, boards, unknown commands, talk: many answers each) while
-    both tables play nim to the end: every event line of both matches reaches its channel, and in time."""
+    both tables play nim to the end: every event line of both matches reaches its channel, and in time; the other
+    table's players hear their moves echoed in the channel within 2 s (p90)."""
     port = irc_server.port
     tables_ = {"#one": ["ann", "bob"], "#two": ["cid", "dan"]}
     bridge, thread = start_bridge(settings(port, tuple(tables_), line_interval_s=0.25, burst=5, bytes_per_s=2000,
@@ -383,6 +391,11 @@ def test_a_flood_at_one_table_loses_no_event_line_at_either(
             f"the flood piled answers up at #one ({backlog} lines, {bridge.outbox.dropped} dropped): the check above " \
             f"means something"
         assert bridge.acks.waiting <= bridge.acks.window
+        echoes = sorted(e for p in players if p.channel == "#two" for e in p.echoes)
+        assert len(echoes) >= 5, echoes
+        p90 = echoes[int(0.9 * (len(echoes) - 1))]
+        print(f"\n#two during the flood at #one: echo p50 {statistics.median(echoes):.2f} s, p90 {p90:.2f} s")
+        assert p90 <= 2.0, echoes
     finally:
         stop_bridge(bridge, thread)
         for person in people:
