@@ -30,15 +30,16 @@ import httpx
 from schemas.envelopes import CommandResult
 from services.chaos.checks import check
 from services.chaos.clients import Ledger, MatchRun, retrying, seat_bots
+from services.chaos.redis_cluster import acl_passwords
 from services.chaos.run import ChaosReport, await_projector, await_results
 from services.client import GatewayClient
 from services.client.errors import Conflict
 from services.games import builtin_games, get_game
+from services.gateway.service import scoped_id
 from services.logs import get_logger
 from services.pipeline.redis_backend import RedisBackend
 from services.settings import Settings
 from services.stack import run as stack
-from services.stack.compose import ROOT
 
 log = get_logger("chaos")
 TARGETS = ("worker", "projector", "gateway", "redis")
@@ -59,11 +60,6 @@ class StackChaosOptions:
     min_kills: int = 0  # more matches are played (one game after another) until this many kills were made
 
 
-def scoped(seat: int, key: str) -> str:
-    """The command id the service stores for a seat's idempotency key (``services.gateway.service.scoped_id``)."""
-    return f"{seat}.{key}"
-
-
 class RecordingGateway(GatewayClient):
     """A gateway client from its own loopback address that notes every command the gateway took (answered 200 or
     202: published) and every result it was told, under the ids the service stores them by."""
@@ -75,14 +71,14 @@ class RecordingGateway(GatewayClient):
     def _post_command(self, match_id: str, seat: int, token: str | None, type: str, body: Mapping[str, Any],
                       key: str, expected_version: int | None, wait_s: int) -> CommandResult | None:
         result = super()._post_command(match_id, seat, token, type, body, key, expected_version, wait_s)
-        self.ledger.note_sent(scoped(seat, key), match_id)
+        self.ledger.note_sent(scoped_id(seat, key), match_id)
         return result
 
     def call(self, match_id: str, seat: int, token: str | None, type: str, body: Mapping[str, Any],
              timeout_s: float = 30.0, command_id: str | None = None,
              expected_version: int | None = None) -> CommandResult:
         result = super().call(match_id, seat, token, type, body, timeout_s, command_id, expected_version)
-        self.ledger.note_received(result.model_copy(update={"command_id": scoped(seat, result.command_id)}))
+        self.ledger.note_received(result.model_copy(update={"command_id": scoped_id(seat, result.command_id)}))
         return result
 
 
@@ -165,17 +161,11 @@ def play(url: str, ledger: Ledger, address: str, game: str, seats: int, seed: in
         client.close()
 
 
-def acl_password(user: str, acl: Path = ROOT / "infra" / "redis" / "users.acl") -> str:
-    """A user's password in the shipped ACL file (the development ones the stack runs with)."""
-    line = next(x for x in acl.read_text().splitlines() if x.split()[:2] == ["user", user])
-    return next(w[1:] for w in line.split() if w.startswith(">"))
-
-
 def admin_backend(state: stack.State) -> RedisBackend:
     """The stack's store, as the admin user, with the workers' settings (prefix, partitions)."""
     worker = next(p for p in state.processes if p.spec.service == "worker")
     port = state.urls["redis"].rsplit(":", 1)[1]
-    url = f"redis://admin:{acl_password('admin')}@127.0.0.1:{port}/0"
+    url = f"redis://admin:{acl_passwords()['admin']}@127.0.0.1:{port}/0"  # (the development ones the stack runs with)
     return RedisBackend(Settings.from_env(worker.spec.env, redis_url=url))
 
 
