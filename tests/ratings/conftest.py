@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import subprocess
@@ -20,7 +21,8 @@ from services.pipeline.redis_backend import connect
 from services.pipeline.redis_local import LocalServices
 from services.ratings.players import API_KEY_HEADER
 from services.settings import Settings
-from tests.pipeline.redis_fixtures import GAME_MODULES, ROOT, procs, redis_settings, redis_url
+from tests.gateway.stack import GatewayStack, running_stack, stack_settings
+from tests.pipeline.redis_fixtures import GAME_MODULES, ROOT, procs, redis_settings, redis_url, stop
 
 __all__ = ["procs", "redis_settings", "redis_url"]
 
@@ -56,6 +58,18 @@ def spawn_ratings(settings: Settings, **env: str) -> subprocess.Popen[bytes]:
            settings.redis_url, "--prefix", settings.key_prefix, "--partitions", str(settings.partitions),
            "--sweep-every-s", "1"]
     return subprocess.Popen(cmd, env={**proc_env(settings), **env}, cwd=ROOT)
+
+
+@contextlib.contextmanager
+def stack_with_ratings(redis_url: str, name: str) -> Iterator[GatewayStack]:
+    """A gateway stack (``tests.gateway.stack``) on its own prefix with the ratings projector beside it."""
+    settings = stack_settings(redis_url, name)
+    with running_stack(settings) as stack:
+        ratings = spawn_ratings(settings)
+        try:
+            yield stack
+        finally:
+            stop(ratings)
 
 
 def proc_env(settings: Settings) -> dict[str, str]:

@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from services.ratings.players import API_KEY_HEADER
-from tests.gateway.stack import GatewayStack, running_stack, stack_settings
-from tests.pipeline.redis_fixtures import stop, wait_until
-from tests.ratings.conftest import play_nim, register, spawn_ratings
+from tests.gateway.stack import GatewayStack
+from tests.pipeline.redis_fixtures import wait_until
+from tests.ratings.conftest import play_nim, register, stack_with_ratings
 from tests.web.conftest import save_screenshot
 
 pytestmark = [pytest.mark.gateway, pytest.mark.browser, pytest.mark.redis]
@@ -26,13 +26,8 @@ PAIRS = [("ann", "bob"), ("ann", "cy"), ("bob", "cy"), ("ann", "bob"), ("ann", "
 
 @pytest.fixture(scope="module")
 def ladder_stack(redis_url: str) -> Iterator[GatewayStack]:
-    settings = stack_settings(redis_url, "ladder")
-    with running_stack(settings) as stack:
-        ratings = spawn_ratings(settings)
-        try:
-            yield stack
-        finally:
-            stop(ratings)
+    with stack_with_ratings(redis_url, "ladder") as stack:
+        yield stack
 
 
 def arena_match(http: httpx.Client, keys: dict[str, str], first: str, second: str, rng: random.Random) -> str:

@@ -19,9 +19,9 @@ from services.bots.base import RandomBot
 from services.bots.sdk import SeatRunner
 from services.client.http import GatewayClient
 from services.ratings.players import API_KEY_HEADER
-from tests.gateway.stack import GatewayStack, running_stack, stack_settings
-from tests.pipeline.redis_fixtures import stop, wait_until
-from tests.ratings.conftest import register, spawn_ratings
+from tests.gateway.stack import GatewayStack
+from tests.pipeline.redis_fixtures import wait_until
+from tests.ratings.conftest import register, stack_with_ratings
 from tests.web.pages import send_row
 
 pytestmark = [pytest.mark.gateway, pytest.mark.browser, pytest.mark.redis]
@@ -29,13 +29,8 @@ pytestmark = [pytest.mark.gateway, pytest.mark.browser, pytest.mark.redis]
 
 @pytest.fixture(scope="module")
 def rated_stack(redis_url: str) -> Iterator[GatewayStack]:
-    settings = stack_settings(redis_url, "rated")
-    with running_stack(settings) as stack:
-        ratings = spawn_ratings(settings)
-        try:
-            yield stack
-        finally:
-            stop(ratings)
+    with stack_with_ratings(redis_url, "rated") as stack:
+        yield stack
 
 
 @pytest.fixture(scope="module")
