@@ -40,6 +40,7 @@ from schemas.legal import choices_from_wire, concrete
 from services.bots.base import Bot
 from services.client.protocol import GameClient
 from services.logs import get_logger
+from services.pipeline.backoff import reconnect_backoff
 from services.pipeline.direct import Timeout
 
 log = get_logger("bot")
@@ -62,6 +63,9 @@ class SeatRunner:
     def __init__(self, client: GameClient, match_id: str, seat: int, credential: str, bot: Bot,
                  timeout_s: float = 60.0, reconnect: Callable[[], GameClient] | None = None,
                  max_reconnects: int = 20) -> None:
+        """``reconnect``: a new client after a lost connection (None: a lost connection ends the run), tried up to
+        ``max_reconnects`` times in a row (some 20-30 s of pauses, :func:`reconnect_backoff`); the count starts
+        again at each view received, so a long match survives any number of separate outages."""
         self.client = client
         self.match_id = match_id
         self.seat = seat
@@ -70,6 +74,8 @@ class SeatRunner:
         self.timeout_s = timeout_s
         self._reconnect = reconnect
         self._max_reconnects = max_reconnects
+        self._failures = 0  # lost connections in a row
+        self._backoff = reconnect_backoff()
         self.stats = SeatStats()
         self.final: ViewRecord | None = None
         self._attempt = (0, 0)  # (version, attempt) of the decision in hand
@@ -92,6 +98,9 @@ class SeatRunner:
             try:
                 record = self.client.wait_view(self.match_id, self.seat, seen + 1, self.timeout_s,
                                                token=self.credential)
+                if self._failures:
+                    self._failures = 0
+                    self._backoff.reset()
                 if record.finished:
                     self.final = record
                     return record
@@ -135,11 +144,12 @@ class SeatRunner:
 
     def _recover(self, error: BaseException) -> None:
         self.stats.reconnects += 1
-        if self._reconnect is None or self.stats.reconnects > self._max_reconnects:
+        self._failures += 1
+        if self._reconnect is None or self._failures > self._max_reconnects:
             raise error
         log.warning("bot lost its connection; reconnecting", match_id=self.match_id, seat=self.seat,
-                    error=repr(error))
-        time.sleep(min(0.05 * self.stats.reconnects, 1.0))
+                    error=repr(error), in_row=self._failures)
+        time.sleep(self._backoff.next_s())
         self.client = self._reconnect()
 
 

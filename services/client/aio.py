@@ -40,10 +40,11 @@ from services.client import common
 from services.client.errors import ClientError, RateLimited, Timeout, Unavailable, ws_error
 from services.client.http import MAX_RATE_RETRIES, MAX_RETRY_AFTER_S, MAX_SENT
 from services.logs import get_logger
+from services.pipeline.backoff import reconnect_backoff
 
 log = get_logger("client")
 
-RECONNECTS = 5
+RECONNECTS = 20  # in a row: some 20-30 s of pauses (services.pipeline.backoff.reconnect_backoff) before giving up
 
 
 class AsyncGatewayClient:
@@ -207,6 +208,7 @@ class AsyncGatewayClient:
         token = self.tokens.for_key(match_id, key, token)
         seen = after_version
         failures = 0
+        backoff = reconnect_backoff()
         while True:
             try:
                 async with connect(self.ws_url, open_timeout=self.timeout_s) as ws:
@@ -220,6 +222,7 @@ class AsyncGatewayClient:
                         kind = message.get("kind")
                         if kind == "subscribed":
                             failures = 0
+                            backoff.reset()
                         elif kind == "error":
                             raise ws_error(str(message.get("code")), str(message.get("message", "")))
                         elif kind == "view" and message.get("match_id") == match_id and str(message.get("key")) == key:
@@ -238,7 +241,7 @@ class AsyncGatewayClient:
                     raise Unavailable(0, "unavailable", f"the gateway at {self.url} cannot be reached over "
                                                         f"WebSocket ({_reason(e)})") from e
                 log.warning("subscription lost; resuming", match_id=match_id, after_version=seen, error=repr(e))
-                await asyncio.sleep(min(0.1 * 2 ** (failures - 1), 2.0))
+                await asyncio.sleep(backoff.next_s())
 
     async def _receive(self, ws: ClientConnection, timeout_s: float | None, match_id: str) -> dict[str, Any]:
         try:

@@ -76,6 +76,37 @@ def test_reconnecting_bots_neither_lose_nor_repeat_a_decision(service: MemoryBac
     assert not rejected, rejected
 
 
+class EveryOtherLost(DirectClient):
+    """Drops the 'connection' right after sending every other command of a seat, counted over all its connections
+    (``sent``, shared): never two lost in a row, many over a match."""
+
+    def __init__(self, backend: MemoryBackend, sent: list[int]) -> None:
+        super().__init__(backend, poll_ms=20)
+        self.sent = sent
+
+    def call(self, *args: Any, **kwargs: Any) -> Any:
+        result = super().call(*args, **kwargs)
+        self.sent[0] += 1
+        if self.sent[0] % 2:
+            raise ConnectionError("connection reset")
+        return result
+
+
+def test_separate_outages_do_not_add_up_to_giving_up(service: MemoryBackend) -> None:
+    """``max_reconnects`` counts lost connections in a row: a seat that loses one every other command, many in all
+    over a match, plays on (it counted them over the whole match, and gave up at the limit)."""
+    client = DirectClient(service, poll_ms=20)
+
+    def make(match_id: str, seat: int, credential: str) -> SeatRunner:
+        sent = [0]
+        return SeatRunner(EveryOtherLost(service, sent), match_id, seat, credential, RandomBot(seat), timeout_s=10,
+                          reconnect=lambda: EveryOtherLost(service, sent), max_reconnects=1)
+
+    _, runners = _play(client, make)
+    assert all(r.final is not None for r in runners), "a seat gave up"
+    assert max(r.stats.reconnects for r in runners) >= 2
+
+
 class TakenNotAppliedClient(DirectClient):
     """Every third command is taken by the service, as the gateway takes it (its key and its command recorded),
     and the connection drops before it is published, as if the worker that would apply it had died: the view does

@@ -87,6 +87,15 @@ export async function join(matchId, seat) {  // signed in: the seat is linked to
 // -- the WebSocket ----------------------------------------------------------------------------------------
 const FATAL = new Set(['unauthorized', 'not_found', 'bad_request', 'forbidden']);
 
+// Pauses before reconnecting (#32): 0.25 s, growing by half each time to 15 s, each drawn from the upper half of
+// its step. A gateway that restarts in T seconds is found again at most about T / 2 later, where doubled whole
+// seconds (1, 2, 4 …) left a tab waiting 8 s for a gateway back in 2; the draw spreads the tabs that lost the same
+// gateway so they do not all come back at one instant. Seconds, to a tenth.
+export function reconnectWait(retries, random = Math.random) {
+  const step = Math.min(0.25 * 1.5 ** retries, 15);
+  return Math.round(step * (0.5 + 0.5 * random()) * 10) / 10 || 0.1;
+}
+
 export class Live {
   // handlers: view(msg), event(msg), result(msg), error(msg) for refusals, state(name, detail)
   constructor(matchId, token, handlers) {
@@ -118,7 +127,7 @@ export class Live {
       for (const [, p] of this.pending) p.reject(new Problem(0, { code: 'offline', detail: 'the connection dropped before the answer came; send again' }));
       this.pending.clear();
       if (this.stopped) return;
-      const wait = Math.min(2 ** this.retries, 15);
+      const wait = reconnectWait(this.retries);
       this.retries += 1;
       this.on.state('lost', { wait, code: e.code, reason: e.reason });
       this.timer = setTimeout(() => this.connect(), wait * 1000);
