@@ -130,9 +130,10 @@ class SeatRunner:
             choice = self.bot.choose(record.view, concrete_legal(record.legal))
             self._choice = (self._attempt, choice)
             self.stats.decisions += 1
+        pinned = {"expected_version": record.version} if racing_a_clock(record, self.seat) else {}
         result = self.client.call(self.match_id, self.seat, self.credential, choice["type"],
                                   choice.get("body", {}), self.timeout_s,
-                                  command_id=self.command_id(record.version, self._attempt[1]))
+                                  command_id=self.command_id(record.version, self._attempt[1]), **pinned)
         self.stats.results.append(result)
         if result.status == "rejected":
             self.stats.rejected += 1
@@ -151,6 +152,14 @@ class SeatRunner:
                     error=repr(error), in_row=self._failures)
         time.sleep(self._backoff.next_s())
         self.client = self._reconnect()
+
+
+def racing_a_clock(record: ViewRecord, seat: int) -> bool:
+    """Whether a command answering ``record`` is sent with its version (``expected_version``): on a clock, when the
+    seat alone is to act. Then a move that lost the race to its timeout is refused (``conflict``: the service's bot
+    moved for the seat) rather than applied to a later decision it was not chosen for; the runner answers the next
+    view. Where several seats act at once, another seat's move would refuse it too, so it is not pinned."""
+    return record.clock is not None and record.to_act == [seat]
 
 
 def concrete_legal(legal: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -67,8 +67,9 @@ class RecordingClient(DirectClient):
         return command_id
 
     def call(self, match_id: str, seat: int, credential: str | None, type: str, body: Mapping[str, Any],
-             timeout_s: float = 30.0, command_id: str | None = None) -> CommandResult:
-        result = super().call(match_id, seat, credential, type, body, timeout_s, command_id)
+             timeout_s: float = 30.0, command_id: str | None = None,
+             expected_version: int | None = None) -> CommandResult:
+        result = super().call(match_id, seat, credential, type, body, timeout_s, command_id, expected_version)
         self.ledger.note_received(result)
         return result
 

@@ -29,8 +29,10 @@ class GameClient(Protocol):
         ...
 
     def call(self, match_id: str, seat: int, credential: str | None, type: str, body: Mapping[str, Any],
-             timeout_s: float = 30.0, command_id: str | None = None) -> CommandResult:
-        """Send a command for ``seat`` and wait for its result; ``command_id`` makes re-sending safe."""
+             timeout_s: float = 30.0, command_id: str | None = None,
+             expected_version: int | None = None) -> CommandResult:
+        """Send a command for ``seat`` and wait for its result; ``command_id`` makes re-sending safe;
+        ``expected_version`` pins it to the view it answers (refused, ``conflict``, once the match moved on)."""
         ...
 
     def view(self, match_id: str, key: str | int = "public", token: str | None = None) -> ViewRecord | None:

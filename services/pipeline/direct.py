@@ -123,11 +123,12 @@ class DirectClient:
             look = not news  # nothing in a whole wait (or trimmed away): ask the record itself
 
     def call(self, match_id: str, seat: int, credential: str | None, type: str, body: Mapping[str, Any],
-             timeout_s: float = 30.0, command_id: str | None = None) -> CommandResult:
+             timeout_s: float = 30.0, command_id: str | None = None,
+             expected_version: int | None = None) -> CommandResult:
         """Send a command and wait for its result."""
         position = self.backend.store.results_end(match_id)
         try:
-            command_id = self.send(match_id, seat, credential, type, body, command_id)
+            command_id = self.send(match_id, seat, credential, type, body, command_id, expected_version)
         except Rejected as err:
             return CommandResult(command_id=command_id or "-", match_id=match_id, seat=seat, status="rejected",
                                  version=self.backend.store.version(match_id), code=err.code, reason=err.reason)
