@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from schemas.envelopes import CommandEnvelope, CommandResult, EventEnvelope, MatchMeta, ViewRecord
 from schemas.game_schemas import GameSchemas
-from schemas.gateway import CLIENT_MESSAGES, SERVER_MESSAGES
+from schemas.gateway import CLIENT_MESSAGES, SERVER_MESSAGES, TextedEventMessage
 from schemas.legal import Choice
 
 JSON_DIR = Path(__file__).parent / "json"
@@ -40,7 +40,8 @@ def documents(games: Mapping[str, GameSchemas]) -> dict[str, dict[str, Any]]:
     for message in (*CLIENT_MESSAGES, *SERVER_MESSAGES):  # the gateway's WebSocket messages, one file each
         kind = message.model_fields["kind"].annotation.__args__[0]  # type: ignore[union-attr]
         side = "client" if message in CLIENT_MESSAGES else "server"
-        docs[f"ws/{side}-{kind}.json"] = _schema(message)
+        variant = "-with-text" if message is TextedEventMessage else ""  # (an event of a `texts` subscription)
+        docs[f"ws/{side}-{kind}{variant}.json"] = _schema(message)
     for name, game in sorted(games.items()):
         docs[f"{name}/options.json"] = _schema(game.options)
         docs[f"{name}/commands.json"] = {

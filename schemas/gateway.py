@@ -265,6 +265,9 @@ class Subscribe(ClientMessage):
     events_after_version: int | None = Field(
         default=None, ge=0, le=2**62, description="With events: the version of the last `event` received (default: "
         "after_version): events continue after it, without gap or repeat, however far it is from after_version.")
+    texts: bool = Field(default=False, description="With events: each `event` also carries `text`, the game's own "
+                        "sentence for it as this subscriber sees it (the words its chat tables are told; '' when the "
+                        "game tells nothing of it). For people's screens; a bot leaves it out.")
 
 
 class WsCommand(ClientMessage):
@@ -315,6 +318,13 @@ class EventMessage(Wire):
     event: EventEnvelope
 
 
+class TextedEventMessage(EventMessage):
+    """An event for a subscription with ``texts``: the game's sentence for it beside it."""
+
+    text: str = Field(description="The game's sentence for the event as this subscriber sees it ('': nothing to "
+                      "tell, e.g. bookkeeping); rendered from the redacted event, so it says no more than the event.")
+
+
 class ResultMessage(Wire):
     kind: Literal["result"] = "result"
     cid: str | None = None
@@ -331,4 +341,4 @@ class ErrorMessage(Wire):
 
 CLIENT_MESSAGES: tuple[type[ClientMessage], ...] = (Subscribe, WsCommand, Unsubscribe, Ping)
 SERVER_MESSAGES: tuple[type[BaseModel], ...] = (Subscribed, Unsubscribed, Pong, ViewMessage, EventMessage,
-                                                ResultMessage, ErrorMessage)
+                                                TextedEventMessage, ResultMessage, ErrorMessage)

@@ -185,6 +185,7 @@ class Watch:
         "sent",
         "session",
         "task",
+        "texts",
     )
 
     def __init__(self, session: Session, msg: Subscribe, seat: Seat | None, game: str) -> None:
@@ -193,6 +194,7 @@ class Watch:
         self.seat = seat
         self.cid = msg.cid
         self.events = msg.events
+        self.texts = msg.texts
         self.game = game
         self.sent = msg.after_version  # the last view the client has
         self.events_sent = msg.after_version if msg.events_after_version is None else msg.events_after_version
@@ -294,7 +296,7 @@ class Watch:
                 try:
                     if record.version > self.events_sent:
                         self.events_sent = await self.session.events(self.match_id, self.game, seat,
-                                                                     self.events_sent, record.version)
+                                                                     self.events_sent, record.version, self.texts)
                 except redis.exceptions.RedisError as e:  # Redis restarting: read again in a moment
                     pause_s = backoff.next_s()
                     log.info("event read failed", match_id=self.match_id, error=repr(e), retry_in_s=pause_s)

@@ -34,12 +34,14 @@ from schemas.gateway import (
     SendCommand,
     Subscribe,
     Subscribed,
+    TextedEventMessage,
     Unsubscribe,
     Unsubscribed,
     WsCommand,
 )
 from services import metrics
 from services.gateway.conns import Throttled
+from services.gateway.event_words import event_text
 from services.gateway.feed import Feed, Watch, encode
 from services.gateway.limits import tarpit
 from services.gateway.wire import Refused, decode_bytes, store_refusal, validate
@@ -329,12 +331,16 @@ class Session:
         else:
             self.send(ResultMessage.model_construct(cid=msg.cid, result=result, pending=None))
 
-    async def events(self, match_id: str, game: str, seat: int | None, after: int, upto: int) -> int:
-        """Send the events after ``after`` up to ``upto`` (as the seat sees them); the last version sent."""
+    async def events(self, match_id: str, game: str, seat: int | None, after: int, upto: int,
+                     texts: bool = False) -> int:
+        """Send the events after ``after`` up to ``upto`` (as the seat sees them), with the game's sentence for
+        each when ``texts``; the last version sent."""
         for event in await self.gateway.events_for(match_id, game, seat, after):
             if event.version > upto:
                 break
-            self.send(EventMessage(match_id=match_id, event=event))
+            text = event_text(game, event) if texts else None
+            self.send(EventMessage(match_id=match_id, event=event) if text is None
+                      else TextedEventMessage(match_id=match_id, event=event, text=text))
             after = event.version
         return after
 

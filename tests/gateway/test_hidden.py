@@ -27,7 +27,9 @@ import pytest
 import redis
 
 from schemas.codec import unpack_result
+from schemas.envelopes import EventEnvelope
 from schemas.legal import Choice
+from services.games.registry import registration_of
 from tests import registered
 from tests.gateway.attack_kit import Match, Socket, assert_problem, auth, client, create_match, wait_until
 from tests.gateway.hidden_truth import Truth, leaves, normal
@@ -45,9 +47,9 @@ MAX_STEPS = 700
 class Listening:
     """A WebSocket subscription read by a thread (so that the server never waits for us)."""
 
-    def __init__(self, ws_url: str, match_id: str, token: str | None) -> None:
+    def __init__(self, ws_url: str, match_id: str, token: str | None, texts: bool = False) -> None:
         self.socket = Socket(ws_url)
-        answer = self.socket.subscribe(match_id, token, events=True)
+        answer = self.socket.subscribe(match_id, token, events=True, texts=texts)
         assert answer["kind"] == "subscribed", answer
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -213,8 +215,11 @@ def assert_no_secret_words(got: list[Any], truth: Truth, seat: int | None) -> No
     assert not found, f"seat {seat} got text only found in secrets kept from it: {sorted(found)[:10]}"
 
 
-def check_socket(messages: list[dict[str, Any]], truth: Truth, seat: int | None, match: Match) -> None:
-    """Every message of a subscription (seat or spectator, with events) against the truth."""
+def check_socket(messages: list[dict[str, Any]], truth: Truth, seat: int | None, match: Match,
+                 texts: bool = False) -> None:
+    """Every message of a subscription (seat or spectator, with events) against the truth. With ``texts``, each
+    event's sentence is the game's chat words for the event as the seat may see it, and so tells it no more."""
+    adapter = registration_of(match.game).chat if texts else None
     truth.refresh()
     expected_events = truth.events_for(seat)
     kinds = [m["kind"] for m in messages]
@@ -227,6 +232,11 @@ def check_socket(messages: list[dict[str, Any]], truth: Truth, seat: int | None,
             event = m["event"]
             event_versions.append(event["version"])
             assert event == expected_events[event["version"] - 1], event["version"]
+            if adapter is None:
+                assert "text" not in m, m
+            else:
+                said = adapter.render_event(EventEnvelope.model_validate(expected_events[event["version"] - 1]))
+                assert m["text"] == (said or ""), (event, m["text"])
         elif m["kind"] == "view":
             assert m["key"] == ("public" if seat is None else str(seat))
             view_versions.append(m["version"])
@@ -291,7 +301,7 @@ def test_hidden_information_over_every_path(stack: GatewayStack, r: redis.Redis,
         match = create_match(http, game, seats, reveal_log=reveal)
         truth = Truth(r, stack.settings.keys, match.id, game, seats).refresh()
         assert truth.hidden_from(A), f"{game} dealt nothing secret from seat {A}: nothing would be tested"
-        seat_ws = Listening(stack.ws_url, match.id, match.tokens[A])
+        seat_ws = Listening(stack.ws_url, match.id, match.tokens[A], texts=True)
         spectator_ws = Listening(stack.ws_url, match.id, None)
         try:
             play = Play(http, match, truth, random.Random(f"{game}-{reveal}"))
@@ -315,7 +325,7 @@ def test_hidden_information_over_every_path(stack: GatewayStack, r: redis.Redis,
         finally:
             a_messages = seat_ws.stop()
             public_messages = spectator_ws.stop()
-        check_socket(a_messages, truth, A, match)
+        check_socket(a_messages, truth, A, match, texts=True)
         check_socket(public_messages, truth, None, match)
         assert any(m["kind"] == "result" for m in a_messages), "A's own results were not pushed"
         if steps is None:

@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from schemas.envelopes import EventEnvelope
+from services.games.registry import registration_of
 from tests.gateway.hidden_truth import WIRE_WORDS, Truth, leaves, normal
 
 STATE_JS = """(last) => {
@@ -112,6 +114,10 @@ def check_frames(messages: list[Any], truth: Truth, seat: int) -> int:
             assert m["legal"] == truth.legal(m["version"], seat), m["version"]
         elif m["kind"] == "event":
             assert m["event"] == expected_events[m["event"]["version"] - 1], m["event"]["version"]
+            adapter = registration_of(truth.game_name).chat
+            if adapter is not None:  # the page asks for the game's words: those of the event as the seat sees it
+                said = adapter.render_event(EventEnvelope.model_validate(m["event"]))
+                assert m["text"] == (said or ""), (m["event"], m["text"])
         elif m["kind"] == "result":
             assert m["result"]["seat"] == seat, m
         elif m["kind"] == "subscribed":
@@ -232,14 +238,19 @@ def spelled(word: str) -> str:
 
 
 def allowed_text(truth: Truth, seat: int | None) -> set[str]:
-    """Every word the seat may see (its events, views and legal commands at every version, the public views), as
-    the page spells it, one word at a time."""
+    """Every word the seat may see (its events and the game's sentences for them, its views and legal commands at
+    every version, the public views), as the page spells it, one word at a time."""
     seen = leaves(truth.events_for(seat)) | WIRE_WORDS
+    adapter = registration_of(truth.game_name).chat
+    said: set[str] = set()  # the game's sentences for those events ("the tenth Journey card"): check_frames shows
+    if adapter is not None:  # that the page got exactly these, made from the events as the seat sees them
+        said = {w for e in truth.log for w in re.findall(r"[a-z0-9]+", (adapter.render_event(e.for_seat(seat))
+                                                                         or "").lower())}
     for v in range(truth.version + 1):
         seen |= leaves(truth.view(v, None))
         if seat is not None:
             seen |= leaves(truth.view(v, seat)) | leaves(truth.legal(v, seat))
-    return {token for leaf in seen for token in spelled(leaf).split()}
+    return {token for leaf in seen for token in spelled(leaf).split()} | said
 
 
 def secret_values(truth: Truth, seat: int | None) -> set[str]:

@@ -120,6 +120,10 @@ def test_play_watch_and_replay_in_the_browser(web_stack: GatewayStack, admin: re
         # the seat's page never got another seat's hidden cards: over the network it got exactly its own view
         # and events (checked frame by frame), no text only found in others' secrets, and not in its DOM either
         assert check_frames(wiretap.socket_messages(), truth, SEAT) >= played["clicks"]
+        # what happened, in the game's words with the players' names (not "Seat 1: sequence ended — seat 1")
+        lines = page.locator("#events li").all_text_contents()
+        assert lines and not [line for line in lines if " — " in line], lines[:20]
+        assert any("(you)" in line or ", you)" in line for line in lines), lines[:20]  # the reader's own seat
         assert_no_secret_words(wiretap.messages(), truth, SEAT)
         secret = secret_values(truth, SEAT)
         for html in doms:

@@ -117,7 +117,7 @@ export class Live {
     const ws = this.ws = new WebSocket(url);
     ws.onopen = () => {
       const sub = { kind: 'subscribe', cid: 'sub', match_id: this.matchId, after_version: this.version, events: true,
-        events_after_version: this.eventVersion };
+        events_after_version: this.eventVersion, texts: true };
       if (this.token) sub.token = this.token;
       ws.send(JSON.stringify(sub));
     };
@@ -143,7 +143,7 @@ export class Live {
           this.opened = true; this.version = msg.version; this.on.view(msg);
         }
         break;
-      case 'event': if (msg.event.version > this.eventVersion) { this.eventVersion = msg.event.version; this.on.event(msg.event); } break;
+      case 'event': if (msg.event.version > this.eventVersion) { this.eventVersion = msg.event.version; this.on.event(msg.event, msg.text); } break;
       case 'result': {
         const waiting = msg.cid && this.pending.get(msg.cid);
         if (waiting) { this.pending.delete(msg.cid); waiting.resolve(msg); } else this.on.result(msg);

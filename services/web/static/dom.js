@@ -67,6 +67,28 @@ export function eventText(event, reader, name = (s) => seatName(s, reader)) {
   return { text: `${who}: ${words(event.type)}${hidden ? ' (hidden from you)' : ''}${body ? ' — ' + body : ''}`, hidden };
 }
 
+// The game's own sentence for an event (the gateway's `text`, for a subscription with texts: the words its chat
+// tables are told, "seat 2 throws Coal overboard (pays 2 gold)."), with each seat said by its player's name:
+// "alice (seat 2) throws …", the reader's own "seat 2 (you) throws …" (a name, not "you", so the verb agrees).
+// A move the service's bot made for a seat whose time ran out says so. Null when there is no sentence: '' means
+// the game tells nothing of the event (bookkeeping), undefined that the gateway gave none (eventText words it).
+export function gameEventText(event, text, reader, names = {}) {
+  if (typeof text !== 'string') return null;
+  if (text === '') return '';
+  // (the sentence starts with a capital before the names go in: a player's name stays as its player wrote it)
+  // (chat says the ids a player types, "high_rise"; a page says them as words)
+  const plain = text.replace(/([a-z])_(?=[a-z])/g, '$1 ');
+  const sentence = (plain.charAt(0).toUpperCase() + plain.slice(1)).replace(/\b(seat) (\d+)\b/gi, (_, word, n) => {
+    const s = Number(n);
+    const name = names[String(s)];
+    if (!name) return s === reader ? `${word} ${s} (you)` : `${word} ${s}`;
+    return s === reader ? `${name} (seat ${s}, you)` : `${name} (seat ${s})`;
+  });
+  if (!String(event.command_id || '').startsWith('timeout-')) return sentence;
+  const end = sentence.endsWith('.') ? '.' : '';
+  return `${sentence.slice(0, sentence.length - end.length)} (the service's bot moved, as time ran out)${end}`;
+}
+
 // Places by score, ties sharing a place: [{seat, score, place}] best first
 export function placings(outcome) {
   const rows = (outcome.scores || []).map((score, seat) => ({ seat, score }));

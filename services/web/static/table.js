@@ -3,7 +3,7 @@
 // used: the gateway sends a seat nothing of the others' hidden cards. A clocked match (#29) shows every seat's
 // clock (clock.js), warns the seat when little time is left, and says when the service moved for a seat.
 import { api, join, key, tokens, Live } from './api.js';
-import { el, clear, eventText, outcomeText, placings, ordinal, seatName, sentenceStart } from './dom.js';
+import { el, clear, eventText, gameEventText, outcomeText, placings, ordinal, seatName, sentenceStart } from './dom.js';
 import { notify, unnotify, connection } from './notice.js';
 import { boardFor, title, rulesOf } from './boards/index.js';
 import { explainer, boardWidthOf } from './explain.js';
@@ -192,13 +192,20 @@ export function tablePage(root, matchId, seat) {
     return answer;
   }
 
-  function addEvent(event) {
+  function addEvent(event, gameText) {
     if (event.type === 'ClockSet' && event.body && event.body.control) control = event.body.control;
     const said = clockEventText(event, who, control);
     if (said === '') return;  // (MoveTimed: after every move; the clocks show what it changed)
     if (said && (event.type === 'TimedOut' || event.type === 'Forfeited')) clocks.news(said, event.body.seat, event.version);
-    const { text, hidden } = said ? { text: said, hidden: false } : eventText(event, seat, (s) => who(s));
-    events.prepend(el('li', { class: hidden ? 'hidden' : said ? 'clock-event' : '', 'data-version': event.version, 'data-type': event.type }, text));
+    const game = said ? null : gameEventText(event, gameText, playing ? seat : null, names);
+    if (game === '') {  // the game tells nothing of it (bookkeeping: its effect is on the board): kept, not shown
+      events.prepend(el('li', { hidden: true, 'data-version': event.version, 'data-type': event.type }));
+      while (events.children.length > MAX_EVENTS) events.lastChild.remove();
+      return;
+    }
+    const worded = said ? { text: said, hidden: false } : eventText(event, seat, (s) => who(s));
+    const text = game || worded.text;
+    events.prepend(el('li', { class: worded.hidden ? 'hidden' : said ? 'clock-event' : '', 'data-version': event.version, 'data-type': event.type }, text));
     while (events.children.length > MAX_EVENTS) events.lastChild.remove();
   }
 
@@ -255,7 +262,7 @@ export function tablePage(root, matchId, seat) {
     waitForPlayers();
     live = new Live(matchId, token, {
       view: (msg) => { draw(msg); },
-      event: (event) => addEvent(event),
+      event: (event, text) => addEvent(event, text),
       result: () => {},
       error: (msg) => {
         if (msg.cid === 'sub' && msg.code === 'unauthorized') lostToken(msg.message);
