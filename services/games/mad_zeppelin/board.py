@@ -14,7 +14,7 @@ from services.games.kit import public_players
 from services.games.mad_zeppelin.data import COLOUR_OF, JOURNEYS
 from services.games.registration import Numbers
 
-END_REASONS = {"journeys": "the tenth Journey card", "target": "the target was reached"}
+END_REASONS = {"journeys": "The tenth Journey card ended the flight", "target": "A player reached the target"}
 
 
 def seat_name(seat: Any) -> str:
@@ -110,7 +110,7 @@ def outcome_text(outcome: Any) -> str:
     draw = " (a draw)" if detail.get("draw") or outcome.get("draw") else ""
     won = f"won by {', '.join(f'seat {w}' for w in winners)}{draw}" if winners else "nobody won"
     reason = END_REASONS.get(detail.get("reason") or outcome.get("reason") or "", "")
-    return f"{'Ended by ' + reason + '. ' if reason else ''}Points: " \
+    return f"{reason + '. ' if reason else ''}Points: " \
            f"{', '.join(f'seat {s} {p}' for s, p in enumerate(scores))}; {won}."
 
 
