@@ -113,9 +113,11 @@ def test_ratings_converge_the_right_way(game: str, r: redis.Redis, settings: Set
 @pytest.fixture(scope="module")
 def stack(redis_url: str) -> Iterator[GatewayStack]:
     settings: Settings = stack_settings(redis_url, "arena")
-    # Each player plays both games two at a time: four open tickets (AIRSHIP_ARENA_TICKETS_PER_PLAYER is 2).
+    # Each player plays every game two at a time (parallel=2): two open tickets per game (the default cap is 2 in
+    # all). With 4 for three games, one player's busiest game could hold all four and leave a game without it (CI
+    # saw heur in no Modern World match: no history to read).
     with running_stack(settings, AIRSHIP_GATEWAY_ADDR_RPS="5000", AIRSHIP_GATEWAY_TOKEN_RPS="5000",
-                       AIRSHIP_ARENA_TICKETS_PER_PLAYER="4") as running:
+                       AIRSHIP_ARENA_TICKETS_PER_PLAYER=str(2 * len(SEATS))) as running:
         ratings: subprocess.Popen[bytes] = spawn_ratings(settings)
         try:
             yield running
