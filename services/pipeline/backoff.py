@@ -11,18 +11,16 @@ class Backoff:
     from the upper half of its step (between half of it and all of it), so that many clients that lost the same
     server do not all come back at the same instant."""
 
-    def __init__(self, first_s: float = 0.05, max_s: float = 2.0, factor: float = 2.0, jitter: bool = False,
-                 rng: random.Random | None = None) -> None:
+    def __init__(self, first_s: float = 0.05, max_s: float = 2.0, factor: float = 2.0, jitter: bool = False) -> None:
         self.first_s = first_s
         self.max_s = max_s
         self.factor = factor
         self.jitter = jitter
-        self._rng = rng or random.Random()
         self._next_s = first_s
 
     def next_s(self) -> float:
         step, self._next_s = self._next_s, min(self._next_s * self.factor, self.max_s)
-        return step * (0.5 + 0.5 * self._rng.random()) if self.jitter else step
+        return step * (0.5 + 0.5 * random.random()) if self.jitter else step
 
     def reset(self) -> None:
         self._next_s = self.first_s
