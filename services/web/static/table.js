@@ -197,15 +197,12 @@ export function tablePage(root, matchId, seat) {
     const said = clockEventText(event, who, control);
     if (said === '') return;  // (MoveTimed: after every move; the clocks show what it changed)
     if (said && (event.type === 'TimedOut' || event.type === 'Forfeited')) clocks.news(said, event.body.seat, event.version);
+    // the game's sentence; '' when it tells nothing of the event (bookkeeping: its effect is on the board): the
+    // event is kept in the list, not shown
     const game = said ? null : gameEventText(event, gameText, playing ? seat : null, names);
-    if (game === '') {  // the game tells nothing of it (bookkeeping: its effect is on the board): kept, not shown
-      events.prepend(el('li', { hidden: true, 'data-version': event.version, 'data-type': event.type }));
-      while (events.children.length > MAX_EVENTS) events.lastChild.remove();
-      return;
-    }
     const worded = said ? { text: said, hidden: false } : eventText(event, seat, (s) => who(s));
-    const text = game || worded.text;
-    events.prepend(el('li', { class: worded.hidden ? 'hidden' : said ? 'clock-event' : '', 'data-version': event.version, 'data-type': event.type }, text));
+    events.prepend(el('li', { hidden: game === '', class: worded.hidden ? 'hidden' : said ? 'clock-event' : '', 'data-version': event.version, 'data-type': event.type },
+      game === null ? worded.text : game));
     while (events.children.length > MAX_EVENTS) events.lastChild.remove();
   }
 
