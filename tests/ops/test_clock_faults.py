@@ -9,7 +9,6 @@ recorded time), and no timeout came before its deadline nor later than :data:`LA
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,11 +17,10 @@ import pytest
 from schemas.clock import FORFEITED, TIMED_OUT, TIMEOUT_COMMAND
 from services.pipeline.direct import DirectClient
 from services.pipeline.redis_backend import RedisBackend
-from services.replay.files import MatchLog
-from services.replay.verify import verify
 from services.settings import Settings
 from tests.ops.test_redis_durability import KP, RedisServer
 from tests.pipeline.redis_fixtures import spawn, stop
+from tests.pipeline.test_clock_race import verified_log
 
 CLOCK = {"kind": "move", "seconds": 0.4, "timeouts": 3}
 MATCHES = 10
@@ -86,14 +84,9 @@ def test_timeouts_are_applied_once_through_kills(shipped: RedisServer, workers: 
 
 
 def check_match(backend: RedisBackend, match_id: str) -> None:
-    meta = backend.store.meta(match_id)
-    assert meta is not None
-    log = backend.store.read_log(match_id)
-    assert [e.version for e in log] == list(range(1, len(log) + 1))
+    log = verified_log(backend, match_id)  # no gap, no timeout applied twice, verified
     commands = [e for e in log if e.command is not None]
     assert all(e.command["type"] == TIMEOUT_COMMAND for e in commands)  # type: ignore[index]
-    ids = Counter(e.command_id for e in commands)
-    assert max(ids.values()) == 1, f"a timeout applied twice in {match_id}: {ids.most_common(1)}"
     in_row: dict[int, list[int]] = {}
     for event in log:
         if event.type == TIMED_OUT:
@@ -106,6 +99,3 @@ def check_match(backend: RedisBackend, match_id: str) -> None:
     forfeits = [e for e in log if e.type == FORFEITED]
     assert len(forfeits) == 1 and log[-1].type == FORFEITED and forfeits[0].body["reason"] == "timeouts"
     assert in_row.get(forfeits[0].body["seat"]) == [1, 2]
-    seeded = meta.model_copy(update={"seed": backend.store.seed(match_id)})
-    report = verify(MatchLog(seeded, log))
-    assert report.ok and report.commands_decided == len(commands), report.summary()

@@ -4,13 +4,10 @@ time controls, countdowns and clock events in words (services/web/static/clock.j
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.web.node_script import run_node
 
 SCRIPT = Path(__file__).with_name("clock_js.mjs")
 MOVE = {"kind": "move", "seconds": 30.0, "increment": 0.0, "timeouts": 3}
@@ -18,13 +15,7 @@ BANK = {"kind": "bank", "seconds": 300.0, "increment": 5.0, "timeouts": 3}
 
 
 def run(payload: dict[str, Any]) -> dict[str, Any]:
-    node = shutil.which("node")
-    if not node:
-        pytest.skip("node is not installed: the JavaScript client's checks need Node.js >= 20")
-    done = subprocess.run([node, str(SCRIPT)], input=json.dumps(payload), capture_output=True, text=True,
-                          timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
-    return dict(json.loads(done.stdout))
+    return dict(run_node(SCRIPT, payload))
 
 
 def record(control: dict[str, Any], seats: list[dict[str, Any]], server_ms: int | None = 1_000_000) -> dict[str, Any]:

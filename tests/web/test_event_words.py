@@ -5,9 +5,6 @@ on the sentences the built-in games' adapters give for events of real matches.""
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -19,18 +16,13 @@ from services.bots.runner import play_match
 from services.games import builtin_games
 from services.games.registry import registration_of
 from services.pipeline.inprocess import InProcess
+from tests.web.node_script import run_node
 
 SCRIPT = Path(__file__).with_name("event_words_js.mjs")
 
 
 def said(rows: list[list[Any]]) -> list[str | None]:
-    node = shutil.which("node")
-    if not node:
-        pytest.skip("node is not installed: the JavaScript client's checks need Node.js >= 20")
-    done = subprocess.run([node, str(SCRIPT)], input=json.dumps(rows), capture_output=True, text=True, timeout=60,
-                          check=False)
-    assert done.returncode == 0, done.stderr
-    return list(json.loads(done.stdout))
+    return list(run_node(SCRIPT, rows))
 
 
 def test_seats_are_named_by_their_players_and_the_reader_is_told_apart() -> None:
