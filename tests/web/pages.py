@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
@@ -69,7 +70,14 @@ class Wiretap:
         page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
 
         def route(route: Any) -> None:
-            response = route.fetch()
+            from playwright.sync_api import Error as PlaywrightError
+
+            try:
+                response = route.fetch()
+            except PlaywrightError:  # the page closed with a request in flight ("Request context disposed"): it got
+                with contextlib.suppress(PlaywrightError):  # no answer, so nothing it received goes unrecorded (a
+                    route.abort()                           # page still open sees a network error, as it would)
+                return
             self.answers.append(response.text())
             route.fulfill(response=response)
 
